@@ -1,0 +1,98 @@
+package dev.outbox.payments.payment;
+
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Currency;
+import java.util.UUID;
+
+import dev.outbox.payments.idempotency.IdempotentOperations;
+import dev.outbox.payments.idempotency.StoredResponse;
+import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.payments.outbox.OutboxWriter;
+import dev.outbox.payments.payment.PaymentEvents.PaymentCreated;
+import dev.outbox.payments.payment.PaymentEvents.PaymentRefunded;
+import dev.outbox.payments.payment.PaymentRequests.NewPayment;
+import dev.outbox.payments.payment.PaymentViews.PaymentView;
+import dev.outbox.payments.payment.PaymentViews.RefundView;
+import dev.outbox.payments.web.ApiException;
+import dev.outbox.payments.web.TraceContext;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Service;
+
+/**
+ * Payment commands. Each one writes its change, its outbox event and its idempotency record in the single
+ * transaction that {@link IdempotentOperations} opens; ids are generated once, before that transaction.
+ */
+@Service
+final class PaymentService {
+
+    private final IdempotentOperations idempotent;
+    private final PaymentRepository payments;
+    private final OutboxWriter outbox;
+    private final TraceContext trace;
+    private final JsonMapper json;
+    private final Clock clock;
+
+    PaymentService(IdempotentOperations idempotent, PaymentRepository payments, OutboxWriter outbox,
+            TraceContext trace, JsonMapper json, Clock clock) {
+        this.idempotent = idempotent;
+        this.payments = payments;
+        this.outbox = outbox;
+        this.trace = trace;
+        this.json = json;
+        this.clock = clock;
+    }
+
+    StoredResponse create(String clientId, String key, NewPayment request) {
+        UUID paymentId = UUID.randomUUID();
+        UUID eventId = UUID.randomUUID();
+        String traceparent = trace.traceparent();
+        Money money = request.money();
+        return idempotent.execute(clientId, key, () -> {
+            Instant now = now();
+            payments.insert(paymentId, clientId, money, request.description(), now);
+            outbox.append(new OutboxEvent(eventId, PaymentEvents.AGGREGATE_TYPE, paymentId, 1,
+                    PaymentCreated.TYPE, PaymentEvents.SCHEMA_VERSION,
+                    json.writeValueAsString(new PaymentCreated(paymentId, clientId, money.plain(), money.code(), now)),
+                    traceparent, now));
+            Payment created = payments.find(paymentId, clientId).orElseThrow();
+            return StoredResponse.created(json.writeValueAsBytes(PaymentView.of(created)), paymentId);
+        }, "POST /payments", money.plain(), money.code(), request.description());
+    }
+
+    Payment find(UUID paymentId, String clientId) {
+        return payments.find(paymentId, clientId)
+                .orElseThrow(() -> ApiException.notFound("No payment " + paymentId + "."));
+    }
+
+    StoredResponse refund(String clientId, String key, UUID paymentId, BigDecimal requested) {
+        UUID refundId = UUID.randomUUID();
+        UUID eventId = UUID.randomUUID();
+        String traceparent = trace.traceparent();
+        Payment payment = find(paymentId, clientId);
+        Money money = Money.of(requested, Currency.getInstance(payment.currency()));
+        return idempotent.execute(clientId, key, () -> {
+            Instant now = now();
+            Payment refunded = payments.refund(paymentId, clientId, refundId, money.amount(), now)
+                    .orElseThrow(() -> new ApiException(HttpStatus.CONFLICT, "refund-exceeds-payment",
+                            "Refund exceeds payment", "The refund exceeds what is left to refund on this payment."));
+            String refundedTotal = PaymentViews.scaled(refunded.refundedAmount(), refunded.currency());
+            outbox.append(new OutboxEvent(eventId, PaymentEvents.AGGREGATE_TYPE, paymentId, refunded.version(),
+                    PaymentRefunded.TYPE, PaymentEvents.SCHEMA_VERSION,
+                    json.writeValueAsString(new PaymentRefunded(paymentId, refundId, money.plain(), money.code(),
+                            refundedTotal, now)),
+                    traceparent, now));
+            RefundView view = new RefundView(refundId, paymentId, money.plain(), money.code(), refunded.status(),
+                    refunded.version());
+            return StoredResponse.created(json.writeValueAsBytes(view), refundId);
+        }, "POST /payments/" + paymentId + "/refunds", money.plain(), money.code());
+    }
+
+    private Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
+    }
+}

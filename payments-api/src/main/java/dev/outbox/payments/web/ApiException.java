@@ -1,0 +1,46 @@
+package dev.outbox.payments.web;
+
+import org.springframework.http.HttpStatus;
+
+/**
+ * A request the API refuses on purpose. Each kind maps to one RFC 9457 problem type; the detail is written
+ * for the caller and never carries SQL, stack traces or the request payload.
+ */
+public class ApiException extends RuntimeException {
+
+    private final HttpStatus status;
+    private final String type;
+    private final String title;
+
+    public ApiException(HttpStatus status, String type, String title, String detail) {
+        super(detail, null, false, false);
+        this.status = status;
+        this.type = type;
+        this.title = title;
+    }
+
+    public static ApiException invalid(String detail) {
+        return new ApiException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", detail);
+    }
+
+    public static ApiException notFound(String detail) {
+        return new ApiException(HttpStatus.NOT_FOUND, "not-found", "Not found", detail);
+    }
+
+    public static ApiException tooLarge(int limit) {
+        return new ApiException(HttpStatus.CONTENT_TOO_LARGE, "payload-too-large", "Payload too large",
+                "The request body exceeds " + limit + " bytes.");
+    }
+
+    public HttpStatus status() {
+        return status;
+    }
+
+    public String type() {
+        return type;
+    }
+
+    public String title() {
+        return title;
+    }
+}

@@ -1,0 +1,20 @@
+package dev.outbox.payments;
+
+import dev.outbox.infra.PostgresServer;
+import dev.outbox.infra.SharedInfra;
+
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/** A fresh payments database per test class on the JVM's shared embedded PostgreSQL. */
+final class PaymentsTestDatabase {
+
+    private PaymentsTestDatabase() {
+    }
+
+    static void register(DynamicPropertyRegistry registry) {
+        String database = SharedInfra.freshDatabase("payments");
+        registry.add("spring.datasource.url", () -> SharedInfra.postgres().jdbcUrl(database));
+        registry.add("spring.datasource.username", () -> PostgresServer.USER);
+        registry.add("spring.datasource.password", () -> PostgresServer.PASSWORD);
+    }
+}
