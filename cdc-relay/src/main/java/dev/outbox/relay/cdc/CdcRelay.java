@@ -1,0 +1,212 @@
+package dev.outbox.relay.cdc;
+
+import java.io.IOException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.outbox.relay.outbox.ErrorText;
+import dev.outbox.relay.outbox.OutboxMarks;
+import dev.outbox.relay.publish.KafkaPublisher;
+import dev.outbox.relay.publish.PublishProperties;
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.ChangeEvent;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Supervises the embedded Debezium engine: waits as a standby until it holds the slot's leadership lock,
+ * runs the engine while it leads, restarts it after a failure, and stops it with {@code close()} when the lock
+ * or the application goes away.
+ */
+final class CdcRelay implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(CdcRelay.class);
+
+    enum Role { STARTING, STANDBY, LEADER, STOPPED }
+
+    private final CdcProperties cdc;
+    private final DatabaseProperties db;
+    private final PublishProperties kafka;
+    private final KafkaPublisher publisher;
+    private final OutboxMarks marks;
+    private final MeterRegistry meters;
+    private final RelayLeadership leadership;
+    private final AtomicReference<Role> role = new AtomicReference<>(Role.STOPPED);
+    private final AtomicReference<String> lastError = new AtomicReference<>();
+
+    private volatile boolean running;
+    private volatile boolean engineStreaming;
+    private Thread supervisor;
+    private ExecutorService engineThread;
+    private DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine;
+    private Future<?> engineRun;
+    private RelayLeadership.Lease lease;
+
+    CdcRelay(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka, KafkaPublisher publisher,
+            OutboxMarks marks, MeterRegistry meters) {
+        this.cdc = cdc;
+        this.db = db;
+        this.kafka = kafka;
+        this.publisher = publisher;
+        this.marks = marks;
+        this.meters = meters;
+        this.leadership = new RelayLeadership(db, cdc.slotName());
+    }
+
+    Role role() {
+        return role.get();
+    }
+
+    boolean streaming() {
+        return engineStreaming;
+    }
+
+    String lastError() {
+        return lastError.get();
+    }
+
+    @Override
+    public synchronized void start() {
+        running = true;
+        role.set(Role.STARTING);
+        engineThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "debezium-engine"));
+        supervisor = new Thread(this::supervise, "cdc-relay-supervisor");
+        supervisor.start();
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        Thread s = supervisor;
+        if (s != null) {
+            s.interrupt();
+            try {
+                s.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        stopEngine();
+        releaseLease();
+        engineThread.shutdownNow();
+        role.set(Role.STOPPED);
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    private void supervise() {
+        while (running) {
+            try {
+                if (lease == null) {
+                    lease = leadership.tryAcquire();
+                    if (lease == null) {
+                        if (role.getAndSet(Role.STANDBY) != Role.STANDBY) {
+                            log.info("slot {} is led by another relay; waiting as standby", cdc.slotName());
+                        }
+                        Thread.sleep(cdc.standbyPoll().toMillis());
+                        continue;
+                    }
+                    role.set(Role.LEADER);
+                    log.info("leading slot {}; starting the Debezium engine", cdc.slotName());
+                }
+                if (!lease.isValid()) {
+                    log.warn("lost the leadership connection for slot {}; stopping the engine", cdc.slotName());
+                    stopEngine();
+                    releaseLease();
+                    role.set(Role.STANDBY);
+                    continue;
+                }
+                if (engineRun == null || engineRun.isDone()) {
+                    if (engineRun != null) {
+                        Thread.sleep(cdc.restartBackoff().toMillis());
+                    }
+                    startEngine();
+                }
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                lastError.set(ErrorText.sanitize(e));
+                log.warn("CDC supervisor: {}", ErrorText.sanitize(e));
+                releaseLease();
+                try {
+                    Thread.sleep(cdc.restartBackoff().toMillis());
+                } catch (InterruptedException ie) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void startEngine() {
+        OutboxChangeConsumer consumer = new OutboxChangeConsumer(publisher, marks, () -> running, meters);
+        engine = DebeziumEngine.create(Connect.class)
+                .using(DebeziumSettings.of(cdc, db, kafka))
+                .using((success, message, error) -> {
+                    engineStreaming = false;
+                    if (!success && running) {
+                        lastError.set(error == null ? "engine stopped" : ErrorText.sanitize(error));
+                        log.warn("Debezium engine stopped: {}", error == null ? message : ErrorText.sanitize(error));
+                    }
+                })
+                .using(new DebeziumEngine.ConnectorCallback() {
+                    @Override
+                    public void taskStarted() {
+                        engineStreaming = true;
+                        lastError.set(null);
+                    }
+
+                    @Override
+                    public void taskStopped() {
+                        engineStreaming = false;
+                    }
+                })
+                .notifying(consumer)
+                .build();
+        engineRun = engineThread.submit(engine);
+    }
+
+    private void stopEngine() {
+        DebeziumEngine<?> e = engine;
+        engine = null;
+        if (e != null) {
+            try {
+                e.close();
+            } catch (IOException ex) {
+                log.warn("closing the engine: {}", ErrorText.sanitize(ex));
+            }
+        }
+        Future<?> run = engineRun;
+        if (run != null) {
+            try {
+                run.get(30, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // the completion callback already reported how it ended
+            }
+        }
+        engineStreaming = false;
+    }
+
+    private void releaseLease() {
+        if (lease != null) {
+            lease.close();
+            lease = null;
+        }
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.outbox.relay.cdc;
+
+import java.util.Properties;
+
+import dev.outbox.relay.publish.PublishProperties;
+
+/**
+ * Builds the Debezium engine configuration: PostgreSQL connector on pgoutput, the existing insert-only
+ * publication, a named slot, offsets in a Kafka topic, heartbeats, and the Outbox Event Router mapping the
+ * article's columns onto the message format (key = aggregate_id, value = payload, headers).
+ */
+final class DebeziumSettings {
+
+    static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat";
+    static final String TOPIC_PREFIX = "outbox-relay";
+
+    private DebeziumSettings() {
+    }
+
+    static Properties of(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka) {
+        Properties p = new Properties();
+        p.setProperty("name", "outbox-relay");
+        p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+        p.setProperty("topic.prefix", TOPIC_PREFIX);
+        p.setProperty("database.hostname", db.host());
+        p.setProperty("database.port", String.valueOf(db.port()));
+        p.setProperty("database.user", db.user());
+        p.setProperty("database.password", db.password());
+        p.setProperty("database.dbname", db.name());
+        p.setProperty("database.tcpKeepAlive", "true");
+        p.setProperty("plugin.name", "pgoutput");
+        p.setProperty("slot.name", cdc.slotName());
+        p.setProperty("slot.drop.on.stop", "false");
+        p.setProperty("slot.max.retries", "30");
+        p.setProperty("slot.retry.delay.ms", "2000");
+        p.setProperty("publication.name", cdc.publication());
+        p.setProperty("publication.autocreate.mode", "disabled");
+        p.setProperty("table.include.list", "public.outbox_messages");
+        p.setProperty("snapshot.mode", "no_data");
+        p.setProperty("heartbeat.interval.ms", String.valueOf(cdc.heartbeatInterval().toMillis()));
+        p.setProperty("topic.heartbeat.prefix", HEARTBEAT_TOPIC_PREFIX);
+        p.setProperty("max.batch.size", "2048");
+        p.setProperty("max.queue.size", "16384");
+        p.setProperty("poll.interval.ms", "20");
+        p.setProperty("errors.max.retries", "-1");
+        p.setProperty("errors.retry.delay.initial.ms", "500");
+        p.setProperty("errors.retry.delay.max.ms", "10000");
+
+        p.setProperty("offset.storage", "org.apache.kafka.connect.storage.KafkaOffsetBackingStore");
+        p.setProperty("offset.storage.topic", cdc.offsetsTopic());
+        p.setProperty("offset.storage.partitions", "1");
+        p.setProperty("offset.storage.replication.factor", "1");
+        p.setProperty("offset.flush.interval.ms", "1000");
+        p.setProperty("offset.flush.timeout.ms", "10000");
+        p.setProperty("bootstrap.servers", kafka.bootstrapServers());
+
+        p.setProperty("transforms", "outbox");
+        p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
+        p.setProperty("transforms.outbox.table.field.event.id", "id");
+        p.setProperty("transforms.outbox.table.field.event.key", "aggregate_id");
+        p.setProperty("transforms.outbox.table.field.event.payload", "payload");
+        p.setProperty("transforms.outbox.table.fields.additional.placement",
+                "event_type:header:event_type,schema_version:header:schema_version,"
+                        + "aggregate_version:header:aggregate_version,occurred_at:header:occurred_at,"
+                        + "trace_parent:header:traceparent");
+        p.setProperty("transforms.outbox.route.by.field", "aggregate_type");
+        p.setProperty("transforms.outbox.route.topic.replacement",
+                kafka.topicPattern().replace("{aggregateType}", "${routedByValue}"));
+        p.setProperty("transforms.outbox.route.tombstone.on.empty.payload", "false");
+        p.setProperty("transforms.outbox.table.op.invalid.behavior", "warn");
+
+        cdc.debezium().forEach(p::setProperty);
+        return p;
+    }
+}

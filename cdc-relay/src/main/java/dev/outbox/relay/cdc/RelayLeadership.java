@@ -1,0 +1,75 @@
+package dev.outbox.relay.cdc;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
+/**
+ * One active relay per slot. The leader holds a session-level PostgreSQL advisory lock on a dedicated
+ * connection; when its process dies, PostgreSQL ends the session, frees the lock, and a standby takes over.
+ */
+final class RelayLeadership {
+
+    private static final String TRY_LOCK = "SELECT pg_try_advisory_lock(hashtext('outbox-relay:' || :slot))";
+
+    private final DatabaseProperties db;
+    private final String slot;
+
+    RelayLeadership(DatabaseProperties db, String slot) {
+        this.db = db;
+        this.slot = slot;
+    }
+
+    /** The held lock, or {@code null} if another instance leads. */
+    Lease tryAcquire() throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("user", db.user());
+        props.setProperty("password", db.password());
+        props.setProperty("ApplicationName", "outbox-relay-leader");
+        props.setProperty("tcpKeepAlive", "true");
+        props.setProperty("socketTimeout", "30");
+        Connection connection = DriverManager.getConnection(db.jdbcUrl(), props);
+        try {
+            JdbcClient jdbc = JdbcClient.create(new SingleConnectionDataSource(connection, true));
+            Boolean locked = jdbc.sql(TRY_LOCK).param("slot", slot).query(Boolean.class).single();
+            if (Boolean.TRUE.equals(locked)) {
+                return new Lease(connection);
+            }
+        } catch (RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+        connection.close();
+        return null;
+    }
+
+    /** The advisory lock, alive as long as its connection is. */
+    static final class Lease implements AutoCloseable {
+        private final Connection connection;
+
+        private Lease(Connection connection) {
+            this.connection = connection;
+        }
+
+        boolean isValid() {
+            try {
+                return connection.isValid(5);
+            } catch (SQLException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                connection.close();
+            } catch (SQLException e) {
+                // closing the session releases the lock either way
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package dev.outbox.relay.publish;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BooleanSupplier;
+
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.InvalidRecordException;
+import org.apache.kafka.common.errors.RecordBatchTooLargeException;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.SerializationException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * The one Kafka producer of the relay: idempotent, acks=all, so a retry never reorders or duplicates within a
+ * partition. {@link #publishAll} returns only once every record was acknowledged or rejected for good; while
+ * the broker is unreachable it keeps retrying, in order, with capped backoff and jitter.
+ */
+@Component
+public final class KafkaPublisher implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(KafkaPublisher.class);
+
+    private final KafkaProducer<String, byte[]> producer;
+    private final Duration maxBackoff;
+    private final Counter published;
+    private final Counter retries;
+
+    KafkaPublisher(PublishProperties properties, MeterRegistry meters) {
+        long delivery = properties.deliveryTimeout().toMillis();
+        this.producer = new KafkaProducer<>(Map.<String, Object>ofEntries(
+                Map.entry(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, properties.bootstrapServers()),
+                Map.entry(ProducerConfig.CLIENT_ID_CONFIG, "outbox-relay"),
+                Map.entry(ProducerConfig.ACKS_CONFIG, "all"),
+                Map.entry(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true),
+                Map.entry(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5),
+                Map.entry(ProducerConfig.LINGER_MS_CONFIG, 2),
+                Map.entry(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024),
+                Map.entry(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
+                Map.entry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(delivery, 10_000)),
+                Map.entry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) delivery),
+                Map.entry(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(delivery, 10_000)),
+                Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class),
+                Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class)));
+        this.maxBackoff = properties.maxBackoff();
+        this.published = Counter.builder("outbox_relay_published").description("events acknowledged by Kafka")
+                .register(meters);
+        this.retries = Counter.builder("outbox_relay_publish_retries")
+                .description("rounds of re-sending after a retriable broker failure").register(meters);
+    }
+
+    /** What happened to each record of a batch. */
+    public record Outcome(List<OutboxRecord> acknowledged, List<Rejected> rejected) {
+    }
+
+    /** A record the broker will never take (too large, invalid): dead-letter it, do not retry it. */
+    public record Rejected(OutboxRecord record, Exception cause) {
+    }
+
+    /**
+     * Publishes the records in order and waits for every acknowledgement. Retriable failures (broker down,
+     * timeouts) re-send the unacknowledged suffix after a backoff, for as long as {@code keepGoing} holds.
+     *
+     * @throws InterruptedException when {@code keepGoing} turns false or the thread is interrupted first
+     */
+    public Outcome publishAll(List<OutboxRecord> records, BooleanSupplier keepGoing) throws InterruptedException {
+        List<OutboxRecord> acknowledged = new ArrayList<>(records.size());
+        List<Rejected> rejected = new ArrayList<>();
+        List<OutboxRecord> pending = records;
+        int round = 0;
+        while (!pending.isEmpty()) {
+            if (!keepGoing.getAsBoolean() || Thread.currentThread().isInterrupted()) {
+                throw new InterruptedException("relay stopping with " + pending.size() + " unacknowledged records");
+            }
+            List<Future<RecordMetadata>> futures = new ArrayList<>(pending.size());
+            Exception sendFailure = null;
+            for (OutboxRecord record : pending) {
+                try {
+                    futures.add(producer.send(record.toProducerRecord()));
+                } catch (Exception e) {
+                    sendFailure = e;
+                    break;
+                }
+            }
+            int firstRetriable = -1;
+            Exception retriableCause = sendFailure;
+            for (int i = 0; i < futures.size(); i++) {
+                try {
+                    futures.get(i).get();
+                    if (firstRetriable < 0) {
+                        acknowledged.add(pending.get(i));
+                    }
+                } catch (ExecutionException e) {
+                    Exception cause = e.getCause() instanceof Exception c ? c : e;
+                    if (isPermanent(cause)) {
+                        if (firstRetriable < 0) {
+                            rejected.add(new Rejected(pending.get(i), cause));
+                        }
+                    } else if (firstRetriable < 0) {
+                        firstRetriable = i;
+                        retriableCause = cause;
+                    }
+                }
+            }
+            if (firstRetriable < 0 && sendFailure != null) {
+                firstRetriable = futures.size();
+            }
+            if (firstRetriable < 0) {
+                break;
+            }
+            pending = pending.subList(firstRetriable, pending.size());
+            retries.increment();
+            Duration pause = backoff(round++);
+            log.warn("Kafka did not acknowledge {} records ({}); retrying in {} ms", pending.size(),
+                    retriableCause == null ? "unknown" : retriableCause.getClass().getSimpleName(), pause.toMillis());
+            Thread.sleep(pause.toMillis());
+        }
+        published.increment(acknowledged.size());
+        return new Outcome(acknowledged, rejected);
+    }
+
+    /** Failures that concern the record itself, not the broker: retrying them can never succeed. */
+    static boolean isPermanent(Exception e) {
+        return e instanceof RecordTooLargeException || e instanceof RecordBatchTooLargeException
+                || e instanceof InvalidRecordException || e instanceof SerializationException;
+    }
+
+    private Duration backoff(int round) {
+        long cap = Math.min(maxBackoff.toMillis(), 200L << Math.min(round, 10));
+        return Duration.ofMillis(cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1));
+    }
+
+    @Override
+    public void close() {
+        producer.close(Duration.ofSeconds(5));
+    }
+}

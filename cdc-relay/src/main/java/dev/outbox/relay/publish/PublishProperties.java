@@ -1,0 +1,26 @@
+package dev.outbox.relay.publish;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * Where and how events reach Kafka; shared by both relay modes so that they publish the same message.
+ *
+ * @param bootstrapServers Kafka bootstrap servers
+ * @param topicPattern     topic per aggregate type; {@code {aggregateType}} is replaced by the row's aggregate_type
+ * @param deliveryTimeout  how long the producer retries one send before the relay retries it itself
+ * @param maxBackoff       the longest pause between the relay's own retries while the broker is unreachable
+ */
+@ConfigurationProperties("relay.kafka")
+public record PublishProperties(
+        @DefaultValue("127.0.0.1:9092") String bootstrapServers,
+        @DefaultValue("payments.{aggregateType}.events") String topicPattern,
+        @DefaultValue("30s") Duration deliveryTimeout,
+        @DefaultValue("10s") Duration maxBackoff) {
+
+    public String topicFor(String aggregateType) {
+        return topicPattern.replace("{aggregateType}", aggregateType);
+    }
+}

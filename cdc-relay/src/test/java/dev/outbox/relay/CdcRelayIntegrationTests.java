@@ -1,0 +1,182 @@
+package dev.outbox.relay;
+
+import static dev.outbox.relay.RelayFixtures.header;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import dev.outbox.infra.Ports;
+import dev.outbox.infra.PostgresServer;
+import dev.outbox.infra.SharedInfra;
+import dev.outbox.payments.PaymentsApplication;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The whole producing side for real: payments-api over HTTP commits payment + outbox row, the CDC relay tails
+ * the WAL through the Outbox Event Router and publishes to a real Kafka broker.
+ */
+class CdcRelayIntegrationTests {
+
+    static final String SUFFIX = "cdc" + Long.toHexString(System.nanoTime());
+    static final String TOPIC = "t-" + SUFFIX + ".payment.events";
+    static final JsonMapper JSON = JsonMapper.builder().build();
+
+    static String database;
+    static ConfigurableApplicationContext api;
+    static ConfigurableApplicationContext relay;
+    static String apiUrl;
+    static final HttpClient http = HttpClient.newHttpClient();
+
+    @BeforeAll
+    static void start() {
+        database = RelayFixtures.paymentsDatabase();
+        api = new SpringApplicationBuilder(PaymentsApplication.class).run(
+                "--server.port=0",
+                "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
+                "--spring.datasource.username=" + PostgresServer.USER,
+                "--spring.datasource.password=" + PostgresServer.PASSWORD);
+        apiUrl = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
+        Map<String, String> env = RelayFixtures.relayEnv(database, SharedInfra.kafka().bootstrapServers(), SUFFIX,
+                Ports.free());
+        relay = RelayApplication.builder().run(RelayFixtures.asArgs(env));
+        RelayFixtures.awaitSlotActive(database, "slot_" + SUFFIX);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (relay != null) {
+            relay.close();
+        }
+        if (api != null) {
+            api.close();
+        }
+    }
+
+    @Test
+    void publishesAPaymentWithKeyValueAndHeaders() {
+        String traceId = "0af7651916cd43dd8448eb211c80319c";
+        HttpResponse<String> created = post("/payments", "{\"amount\":\"25.00\",\"currency\":\"EUR\"}",
+                "00-" + traceId + "-b7ad6b7169203331-01");
+        UUID paymentId = UUID.fromString(JSON.readTree(created.body()).get("id").asString());
+        UUID eventId = RelayFixtures.count(database, "SELECT 1") == 1 ? eventIdOf(paymentId) : null;
+
+        List<ConsumerRecord<String, String>> records = await().atMost(Duration.ofSeconds(60))
+                .until(() -> RelayFixtures.readUntil(SharedInfra.kafka().bootstrapServers(), TOPIC, 1,
+                        Duration.ofSeconds(5)).stream().filter(r -> r.key().equals(paymentId.toString())).toList(),
+                        list -> !list.isEmpty());
+
+        ConsumerRecord<String, String> record = records.get(0);
+        assertThat(header(record, "id")).isEqualTo(eventId.toString());
+        assertThat(header(record, "event_type")).isEqualTo("PaymentCreated");
+        assertThat(header(record, "schema_version")).isEqualTo("1");
+        assertThat(header(record, "aggregate_version")).isEqualTo("1");
+        assertThat(header(record, "occurred_at")).isNotBlank();
+        assertThat(header(record, "traceparent")).startsWith("00-" + traceId + "-");
+        JsonNode value = JSON.readTree(record.value());
+        assertThat(value.isObject()).as("the value is the JSON payload itself, not an escaped string").isTrue();
+        assertThat(value.get("paymentId").asString()).isEqualTo(paymentId.toString());
+        assertThat(value.get("amount").asString()).isEqualTo("25.00");
+        await().atMost(Duration.ofSeconds(30)).until(() -> RelayFixtures.count(database,
+                "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL AND id = '" + eventId + "'") == 1);
+    }
+
+    @Test
+    void thousandPaymentsArriveEachOnceInPerAggregateVersionOrder() throws Exception {
+        int payments = 1000;
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<UUID>> futures = new ArrayList<>();
+        for (int i = 0; i < payments; i++) {
+            futures.add(pool.submit(() -> UUID.fromString(JSON.readTree(
+                    post("/payments", "{\"amount\":\"10.00\",\"currency\":\"EUR\"}", null).body())
+                    .get("id").asString())));
+        }
+        List<UUID> ids = new ArrayList<>();
+        for (Future<UUID> f : futures) {
+            ids.add(f.get());
+        }
+        List<Future<?>> refunds = new ArrayList<>();
+        for (UUID id : ids.subList(0, 200)) {
+            refunds.add(pool.submit(() -> {
+                post("/payments/" + id + "/refunds", "{\"amount\":\"4.00\"}", null);
+                post("/payments/" + id + "/refunds", "{\"amount\":\"6.00\"}", null);
+            }));
+        }
+        for (Future<?> f : refunds) {
+            f.get();
+        }
+        pool.shutdown();
+        Set<UUID> ours = new HashSet<>(ids);
+        int expectedEvents = payments + 400;
+
+        List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntil(
+                SharedInfra.kafka().bootstrapServers(), TOPIC, expectedEvents + 1, Duration.ofSeconds(90));
+
+        Map<String, List<Long>> versionsByAggregate = new HashMap<>();
+        Set<String> eventIds = new HashSet<>();
+        for (ConsumerRecord<String, String> r : onTopic) {
+            if (ours.contains(UUID.fromString(r.key()))) {
+                eventIds.add(header(r, "id"));
+                versionsByAggregate.computeIfAbsent(r.key(), k -> new ArrayList<>())
+                        .add(Long.parseLong(header(r, "aggregate_version")));
+            }
+        }
+        assertThat(eventIds).hasSize(expectedEvents);
+        assertThat(versionsByAggregate).hasSize(payments);
+        versionsByAggregate.values().forEach(v -> assertThat(v).isSorted());
+        assertThat(versionsByAggregate.get(ids.get(0).toString())).containsExactly(1L, 2L, 3L);
+        await().atMost(Duration.ofSeconds(30)).until(() -> RelayFixtures.count(database,
+                "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
+    }
+
+    private static UUID eventIdOf(UUID paymentId) {
+        try (var c = SharedInfra.postgres().connect(database);
+                var s = c.prepareStatement("SELECT id FROM outbox_messages WHERE aggregate_id = ?")) {
+            s.setObject(1, paymentId);
+            var rs = s.executeQuery();
+            rs.next();
+            return rs.getObject(1, UUID.class);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static HttpResponse<String> post(String path, String body, String traceparent) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(apiUrl + path))
+                .header("Authorization", "Bearer local-key-client-a")
+                .header("Idempotency-Key", UUID.randomUUID().toString())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (traceparent != null) {
+            request.header("traceparent", traceparent);
+        }
+        try {
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
+            return response;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}
