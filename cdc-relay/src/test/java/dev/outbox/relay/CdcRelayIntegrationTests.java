@@ -47,6 +47,7 @@ class CdcRelayIntegrationTests {
     static ConfigurableApplicationContext api;
     static ConfigurableApplicationContext relay;
     static String apiUrl;
+    static int relayPort;
     static final HttpClient http = HttpClient.newHttpClient();
 
     @BeforeAll
@@ -58,8 +59,16 @@ class CdcRelayIntegrationTests {
                 "--spring.datasource.username=" + PostgresServer.USER,
                 "--spring.datasource.password=" + PostgresServer.PASSWORD);
         apiUrl = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.<String, Object>of(
+                "bootstrap.servers", SharedInfra.kafka().bootstrapServers()))) {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(TOPIC, 3, (short) 1)
+                    .configs(Map.of("max.message.bytes", "65536")))).all().get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        relayPort = Ports.free();
         Map<String, String> env = RelayFixtures.relayEnv(database, SharedInfra.kafka().bootstrapServers(), SUFFIX,
-                Ports.free());
+                relayPort);
         relay = RelayApplication.builder().run(RelayFixtures.asArgs(env));
         RelayFixtures.awaitSlotActive(database, "slot_" + SUFFIX);
     }
@@ -147,7 +156,59 @@ class CdcRelayIntegrationTests {
         versionsByAggregate.values().forEach(v -> assertThat(v).isSorted());
         assertThat(versionsByAggregate.get(ids.get(0).toString())).containsExactly(1L, 2L, 3L);
         await().atMost(Duration.ofSeconds(30)).until(() -> RelayFixtures.count(database,
-                "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
+                "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL") == 0);
+    }
+
+    @Test
+    void deadLettersARecordKafkaRejectsForGoodAndKeepsStreaming() throws Exception {
+        byte[] random = new byte[150_000];
+        new java.util.Random(7).nextBytes(random);
+        String huge = java.util.Base64.getEncoder().encodeToString(random);
+        UUID bigId = UUID.randomUUID();
+        try (var c = SharedInfra.postgres().connect(database); var s = c.prepareStatement("""
+                INSERT INTO outbox_messages (id, aggregate_type, aggregate_id, aggregate_version, event_type,
+                                             schema_version, payload, occurred_at)
+                VALUES (?, 'payment', ?, 1, 'PaymentCreated', 1, CAST(? AS jsonb), now())""")) {
+            s.setObject(1, bigId);
+            s.setObject(2, UUID.randomUUID());
+            s.setString(3, "{\"blob\":\"" + huge + "\",\"password\":\"hunter2\"}");
+            s.executeUpdate();
+        }
+        HttpResponse<String> after = post("/payments", "{\"amount\":\"1.00\",\"currency\":\"EUR\"}", null);
+        UUID afterId = eventIdOf(UUID.fromString(JSON.readTree(after.body()).get("id").asString()));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.count(database,
+                "SELECT count(*) FROM outbox_messages WHERE id = '" + bigId + "' AND dead_lettered_at IS NOT NULL") == 1
+                && RelayFixtures.count(database, "SELECT count(*) FROM outbox_messages WHERE id = '" + afterId
+                        + "' AND published_at IS NOT NULL") == 1);
+        try (var c = SharedInfra.postgres().connect(database); var s = c.prepareStatement(
+                "SELECT last_error FROM outbox_messages WHERE id = ?")) {
+            s.setObject(1, bigId);
+            var rs = s.executeQuery();
+            rs.next();
+            assertThat(rs.getString(1)).startsWith("RecordTooLargeException").hasSizeLessThanOrEqualTo(300)
+                    .doesNotContain("hunter2").doesNotContain(huge.substring(0, 20));
+        }
+    }
+
+    @Test
+    void exposesSlotHealthAndBacklogMetrics() throws Exception {
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            JsonNode health = JSON.readTree(get("/actuator/health"));
+            JsonNode slot = health.path("components").path("cdcSlot").path("details");
+            assertThat(slot.path("role").asString()).isEqualTo("leader");
+            assertThat(slot.path("slotActive").asBoolean()).isTrue();
+            assertThat(slot.path("walStatus").asString()).isIn("reserved", "extended");
+            assertThat(slot.path("lagBytes").asLong()).isGreaterThanOrEqualTo(0);
+        });
+        String metrics = get("/actuator/prometheus");
+        assertThat(metrics).contains("outbox_cdc_slot_lag_bytes", "outbox_pending ",
+                "outbox_oldest_pending_age_seconds", "outbox_relay_published_total");
+    }
+
+    private static String get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + relayPort + path)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
     }
 
     private static UUID eventIdOf(UUID paymentId) {

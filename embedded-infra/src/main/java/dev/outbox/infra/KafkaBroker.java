@@ -3,8 +3,6 @@ package dev.outbox.infra;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,8 +29,12 @@ public final class KafkaBroker implements AutoCloseable {
     private KafkaRaftServer server;
 
     public KafkaBroker(int port, Path logDir) {
+        this(port, Ports.free(), logDir);
+    }
+
+    public KafkaBroker(int port, int controllerPort, Path logDir) {
         this.port = port;
-        this.controllerPort = Ports.free();
+        this.controllerPort = controllerPort;
         this.logDir = logDir;
     }
 
@@ -108,9 +110,13 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    /** Child-JVM entry point: {@code KafkaBroker <port> <logDir>}; prints READY when it accepts connections. */
+    /**
+     * Child-JVM entry point: {@code KafkaBroker <port> <controllerPort> <logDir>}; prints READY when it accepts
+     * connections.
+     */
     public static void main(String[] args) throws InterruptedException {
-        KafkaBroker broker = new KafkaBroker(Integer.parseInt(args[0]), Path.of(args[1])).start();
+        KafkaBroker broker = new KafkaBroker(Integer.parseInt(args[0]), Integer.parseInt(args[1]), Path.of(args[2]))
+                .start();
         Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "kafka-shutdown"));
         System.out.println("READY " + broker.bootstrapServers());
         System.out.flush();
@@ -120,6 +126,7 @@ public final class KafkaBroker implements AutoCloseable {
     /** A broker in its own JVM that a test can SIGKILL and start again on the same port and log directory. */
     public static final class ChildProcess implements AutoCloseable {
         private final int port;
+        private final int controllerPort = Ports.free();
         private final Path logDir;
         private final Path logFile;
         private Process process;
@@ -131,7 +138,8 @@ public final class KafkaBroker implements AutoCloseable {
         }
 
         public synchronized ChildProcess start() {
-            process = JavaProcess.builder(KafkaBroker.class.getName(), String.valueOf(port), logDir.toString())
+            process = JavaProcess.builder(KafkaBroker.class.getName(), String.valueOf(port),
+                            String.valueOf(controllerPort), logDir.toString())
                     .heap("512m")
                     .logTo(logFile)
                     .start();
@@ -159,15 +167,6 @@ public final class KafkaBroker implements AutoCloseable {
         @Override
         public void close() {
             kill();
-        }
-    }
-
-    static boolean listening(int port) {
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress("127.0.0.1", port), 500);
-            return true;
-        } catch (IOException e) {
-            return false;
         }
     }
 }

@@ -30,11 +30,11 @@ final class PendingMonitor {
 
     PendingMonitor(JdbcClient jdbc, MeterRegistry meters) {
         this.jdbc = jdbc;
-        Gauge.builder("outbox_pending_total", pending, AtomicLong::get)
-                .description("outbox rows neither published nor dead-lettered").register(meters);
+        Gauge.builder("outbox_pending", pending, AtomicLong::get)
+                .description("outbox rows neither published nor dead-lettered (the article's outbox_pending_total)").register(meters);
         Gauge.builder("outbox_oldest_pending_age_seconds", oldestSeconds, AtomicLong::get)
                 .description("age of the oldest pending outbox row").register(meters);
-        Gauge.builder("outbox_dead_lettered_total", deadLettered, AtomicLong::get).register(meters);
+        Gauge.builder("outbox_dead_lettered", deadLettered, AtomicLong::get).register(meters);
     }
 
     @Scheduled(fixedDelayString = "${relay.monitor-interval:5s}")

@@ -1,0 +1,54 @@
+package dev.outbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import dev.outbox.infra.KafkaBroker;
+import dev.outbox.infra.Ports;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** Kafka is SIGKILLed while the relay runs and started again later: the relay waits, then delivers everything. */
+class CdcRelayBrokerOutageIntegrationTests {
+
+    @Test
+    void brokerDownForAWhileLosesNothing() throws Exception {
+        String database = RelayFixtures.paymentsDatabase();
+        String suffix = "outage" + Long.toHexString(System.nanoTime());
+        String topic = "t-" + suffix + ".payment.events";
+        try (KafkaBroker.ChildProcess broker = new KafkaBroker.ChildProcess(Ports.free(),
+                Files.createTempDirectory("kafka-outage").resolve("data")).start()) {
+            Map<String, String> env = RelayFixtures.relayEnv(database, broker.bootstrapServers(), suffix, Ports.free());
+            try (ConfigurableApplicationContext relay = RelayApplication.builder()
+                    .run(RelayFixtures.asArgs(env))) {
+                RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
+                List<RelayFixtures.Event> inserted = new ArrayList<>(RelayFixtures.insertEvents(database, 100, 2));
+                await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.count(database,
+                        "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
+
+                broker.kill();
+                inserted.addAll(RelayFixtures.insertEvents(database, 150, 2));
+                await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).until(() -> RelayFixtures.count(
+                        database, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 300);
+                assertThat(RelayFixtures.count(database,
+                        "SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL")).isZero();
+
+                broker.start();
+
+                await().atMost(Duration.ofSeconds(120)).until(() -> RelayFixtures.count(database,
+                        "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
+                var seen = RelayFixtures.readUntil(broker.bootstrapServers(), topic, inserted.size(),
+                        Duration.ofSeconds(60)).stream().map(r -> RelayFixtures.header(r, "id"))
+                        .collect(Collectors.toSet());
+                assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
+            }
+        }
+    }
+}

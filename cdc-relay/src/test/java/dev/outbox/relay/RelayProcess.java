@@ -1,0 +1,82 @@
+package dev.outbox.relay;
+
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import dev.outbox.infra.JavaProcess;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** A relay in its own JVM, on this test's class path, that a test can SIGKILL. */
+final class RelayProcess implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final Map<String, String> env;
+    private final Path log;
+    private final int port;
+    private Process process;
+
+    RelayProcess(Map<String, String> env, String name) {
+        this.env = env;
+        this.port = Integer.parseInt(env.get("RELAY_HTTP_PORT"));
+        this.log = Path.of("target", "relay-" + name + ".log");
+    }
+
+    RelayProcess start() {
+        process = JavaProcess.builder(RelayApplication.class.getName()).env(env).heap("384m").logTo(log).start();
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+                .until(() -> health() != null);
+        return this;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL: no shutdown hook, no offset flush, no goodbye to PostgreSQL or Kafka. */
+    void kill() {
+        if (process != null) {
+            JavaProcess.kill(process);
+            process = null;
+        }
+    }
+
+    /** "leader", "standby" or "starting"; {@code null} while the process does not answer. */
+    String role() {
+        JsonNode health = health();
+        return health == null ? null : health.path("components").path("cdcSlot").path("details").path("role")
+                .asString(null);
+    }
+
+    boolean streaming() {
+        JsonNode health = health();
+        return health != null && health.path("components").path("cdcSlot").path("details").path("streaming")
+                .asBoolean(false);
+    }
+
+    private JsonNode health() {
+        try {
+            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + "/actuator/health")).timeout(Duration.ofSeconds(3))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 || response.statusCode() == 503 ? JSON.readTree(response.body())
+                    : null;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void close() {
+        kill();
+    }
+}
