@@ -1,0 +1,19 @@
+package dev.outbox.accounting;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * @param consumerName    this consumer's name in the inbox; a second consumer of the same events uses another
+ * @param topic           the payment events topic; poison messages go to {@code <topic>.DLT}
+ * @param maxPayloadBytes payloads larger than this are refused as poison, never parsed
+ * @param maxAttempts     attempts for an unclassified failure before the record is dead-lettered; transient
+ *                        database failures are retried without limit
+ */
+@ConfigurationProperties("accounting")
+public record AccountingProperties(
+        @DefaultValue("accounting") String consumerName,
+        @DefaultValue("payments.payment.events") String topic,
+        @DefaultValue("65536") int maxPayloadBytes,
+        @DefaultValue("4") int maxAttempts) {
+}

@@ -1,0 +1,119 @@
+package dev.outbox.accounting;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import dev.outbox.accounting.events.EventParser;
+import dev.outbox.accounting.events.PaymentEvent;
+import dev.outbox.accounting.ledger.LedgerService;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.propagation.Propagator;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.kafka.annotation.KafkaListener;
+import org.springframework.kafka.listener.BatchListenerFailedException;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Consumes payment events in batches. The fast path applies a whole batch in one database transaction; if
+ * anything in it fails, the batch is replayed one record per transaction so that the records before the
+ * failing one commit, and the failing one is handed to the error handler (retry, or dead letter) by index.
+ * The listener returns, and the container commits offsets, only after the database commit.
+ */
+@Component
+final class PaymentEventsListener {
+
+    private static final Logger log = LoggerFactory.getLogger(PaymentEventsListener.class);
+
+    private final EventParser parser;
+    private final LedgerService ledger;
+    private final TransactionTemplate transaction;
+    private final Tracer tracer;
+    private final Propagator propagator;
+    private final CrashPoint crashPoint;
+    private final Timer sinceOccurred;
+    private final Timer sincePublished;
+
+    PaymentEventsListener(EventParser parser, LedgerService ledger, TransactionTemplate transaction, Tracer tracer,
+            Propagator propagator, CrashPoint crashPoint, MeterRegistry meters) {
+        this.parser = parser;
+        this.ledger = ledger;
+        this.transaction = transaction;
+        this.tracer = tracer;
+        this.propagator = propagator;
+        this.crashPoint = crashPoint;
+        this.sinceOccurred = Timer.builder("accounting_latency_since_occurred")
+                .description("occurred_at (API commit) -> ledger applied").publishPercentileHistogram()
+                .register(meters);
+        this.sincePublished = Timer.builder("accounting_latency_since_published")
+                .description("Kafka record timestamp (relay publish) -> ledger applied").publishPercentileHistogram()
+                .register(meters);
+    }
+
+    @KafkaListener(id = "accounting", topics = "${accounting.topic}", batch = "true")
+    void onBatch(List<ConsumerRecord<String, byte[]>> records) {
+        try {
+            transaction.executeWithoutResult(tx -> records.forEach(this::process));
+        } catch (RuntimeException batchFailure) {
+            log.debug("batch of {} failed ({}); replaying it record by record", records.size(),
+                    batchFailure.getClass().getSimpleName());
+            for (int i = 0; i < records.size(); i++) {
+                ConsumerRecord<String, byte[]> record = records.get(i);
+                try {
+                    transaction.executeWithoutResult(tx -> process(record));
+                } catch (RuntimeException e) {
+                    throw new BatchListenerFailedException(e.getClass().getSimpleName() + " at offset "
+                            + record.offset(), e, i);
+                }
+            }
+        }
+        crashPoint.afterCommit();
+        Instant now = Instant.now();
+        for (ConsumerRecord<String, byte[]> record : records) {
+            sincePublished.record(Duration.ofMillis(Math.max(0, now.toEpochMilli() - record.timestamp())));
+            String occurredAt = header(record, "occurred_at");
+            if (occurredAt != null) {
+                try {
+                    Duration d = Duration.between(Instant.parse(occurredAt), now);
+                    sinceOccurred.record(d.isNegative() ? Duration.ZERO : d);
+                } catch (RuntimeException ignored) {
+                    // informative header only
+                }
+            }
+        }
+    }
+
+    /** Parses and applies one record inside the current transaction, in a span continuing the producer's trace. */
+    private void process(ConsumerRecord<String, byte[]> record) {
+        String traceparent = header(record, "traceparent");
+        Span span = traceparent == null
+                ? tracer.nextSpan().name("accounting apply").start()
+                : propagator.extract(record, (r, key) -> header(r, key)).name("accounting apply")
+                        .kind(Span.Kind.CONSUMER).start();
+        span.tag("messaging.kafka.offset", String.valueOf(record.offset()));
+        try (Tracer.SpanInScope scope = tracer.withSpan(span)) {
+            PaymentEvent event = parser.parse(record.key(), record.value(), header(record, "id"),
+                    header(record, "event_type"), header(record, "schema_version"),
+                    header(record, "aggregate_version"), traceparent);
+            ledger.apply(event, span.context().traceId());
+        } catch (RuntimeException e) {
+            span.error(e);
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private static String header(ConsumerRecord<?, ?> record, String name) {
+        Header header = record.headers().lastHeader(name);
+        return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+}
