@@ -1,0 +1,151 @@
+package dev.outbox.infra;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The one-command local run, without Docker: a durable embedded PostgreSQL (wal_level=logical) and a KRaft
+ * Kafka broker in this JVM, then payments-api, cdc-relay and accounting-consumer as child JVMs from their
+ * built jars, configured by the same environment variables as in compose. Ctrl-C stops everything it started.
+ */
+public final class LocalPipeline {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    private LocalPipeline() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("tail")) {
+            TopicTail.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        Path home = Path.of(env("LOCAL_DATA_DIR", ".local")).toAbsolutePath();
+        Path logs = Files.createDirectories(home.resolve("logs"));
+        int pgPort = Integer.parseInt(env("PG_PORT", "5432"));
+        int kafkaPort = Integer.parseInt(env("KAFKA_PORT", "9092"));
+        int controllerPort = Integer.parseInt(env("KAFKA_CONTROLLER_PORT", "9093"));
+
+        say("starting PostgreSQL on 127.0.0.1:" + pgPort + " (data in " + home.resolve("postgres") + ")");
+        PostgresServer postgres = PostgresServer.start(pgPort, home.resolve("postgres"), true);
+        postgres.createDatabase("payments").createDatabase("accounting");
+        say("starting Kafka on 127.0.0.1:" + kafkaPort);
+        KafkaBroker kafka = new KafkaBroker(kafkaPort, controllerPort, home.resolve("kafka")).start();
+
+        List<Process> services = new ArrayList<>();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            say("stopping");
+            for (int i = services.size() - 1; i >= 0; i--) {
+                Process p = services.get(i);
+                p.destroy();
+                try {
+                    if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                        p.destroyForcibly();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            kafka.close();
+            postgres.close();
+        }, "local-pipeline-shutdown"));
+
+        String db = "jdbc:postgresql://127.0.0.1:" + pgPort + "/";
+        Map<String, String> common = Map.of("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        services.add(launch("payments-api", logs, common, Map.of(
+                "PAYMENTS_DB_URL", db + "payments"), 8080));
+        services.add(launch("cdc-relay", logs, common, Map.of(
+                "RELAY_DB_HOST", "127.0.0.1", "RELAY_DB_PORT", String.valueOf(pgPort), "RELAY_DB_NAME", "payments"),
+                8081));
+        services.add(launch("accounting-consumer", logs, common, Map.of(
+                "ACCOUNTING_DB_URL", db + "accounting"), 8082));
+
+        say("""
+                the pipeline is up (logs in %s)
+                  payments-api         http://127.0.0.1:8080   (API key for client-a: local-key-client-a)
+                  cdc-relay            http://127.0.0.1:8081/actuator/health
+                  accounting-consumer  http://127.0.0.1:8082/ledger/payments/{id}
+                  PostgreSQL           127.0.0.1:%d (postgres/postgres), Kafka 127.0.0.1:%d
+                try:
+                  curl -s -X POST http://127.0.0.1:8080/payments -H 'Authorization: Bearer local-key-client-a' \\
+                       -H 'Idempotency-Key: demo-1' -H 'Content-Type: application/json' \\
+                       -d '{"amount":"25.00","currency":"EUR"}'
+                Ctrl-C stops everything.""".formatted(logs, pgPort, kafkaPort));
+        new CountDownLatch(1).await();
+    }
+
+    private static Process launch(String service, Path logs, Map<String, String> common, Map<String, String> own,
+            int port) {
+        Path jar = jarOf(service);
+        Map<String, String> env = new LinkedHashMap<>(common);
+        env.putAll(own);
+        say("starting " + service + " on 127.0.0.1:" + port);
+        Process process = JavaProcess.builder("-jar", jar.toString())
+                .env(env)
+                .heap("512m")
+                .logTo(logs.resolve(service + ".log"))
+                .start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!healthy(port)) {
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException(service + " did not start; see " + logs.resolve(service + ".log"));
+            }
+            sleep();
+        }
+        return process;
+    }
+
+    private static Path jarOf(String service) {
+        Path target = Path.of(service, "target");
+        try (Stream<Path> files = Files.exists(target) ? Files.list(target) : Stream.empty()) {
+            return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar")).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no " + target + "/*-exec.jar: run "
+                            + "./mvnw -DskipTests package first (./run-local.sh does)"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static boolean healthy(int port) {
+        try {
+            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(500);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+
+    private static void say(String message) {
+        System.out.println("[local-pipeline] " + message);
+    }
+}
