@@ -14,6 +14,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.dao.RecoverableDataAccessException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
@@ -51,6 +52,10 @@ class KafkaErrorHandling {
             deadLettered.increment();
         }, new FixedBackOff(500, properties.maxAttempts() - 1));
         handler.addNotRetryableExceptions(PoisonMessageException.class);
+        // the recoverer and the retry listener log each failure once, in one line; no stack trace per seek
+        handler.setLogLevel(KafkaException.Level.DEBUG);
+        handler.setRetryListeners((record, e, attempt) -> log.warn("attempt {} at {}-{}@{} failed: {}", attempt,
+                record.topic(), record.partition(), record.offset(), reason(e)));
         ExponentialBackOff untilTheDatabaseIsBack = new ExponentialBackOff(500, 2.0);
         untilTheDatabaseIsBack.setMaxInterval(10_000);
         handler.setBackOffFunction((record, e) -> isTransient(e) ? untilTheDatabaseIsBack : null);

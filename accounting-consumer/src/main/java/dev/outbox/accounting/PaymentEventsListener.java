@@ -58,7 +58,7 @@ final class PaymentEventsListener {
                 .register(meters);
     }
 
-    @KafkaListener(id = "accounting", topics = "${accounting.topic}", batch = "true")
+    @KafkaListener(id = "accounting", idIsGroup = false, topics = "${accounting.topic}", batch = "true")
     void onBatch(List<ConsumerRecord<String, byte[]>> records) {
         try {
             transaction.executeWithoutResult(tx -> records.forEach(this::process));

@@ -171,6 +171,25 @@ class AccountingConsumerIntegrationTests {
         assertThat(response.body()).contains("\"balance\":\"12.34\"", "\"currency\":\"USD\"");
     }
 
+    @Test
+    void aSecondConsumerNameKeepsItsOwnInboxAndEffect() throws Exception {
+        UUID payment = UUID.randomUUID();
+        Event created = Event.created(payment, "9.00", "EUR");
+        try (ConfigurableApplicationContext audit = AccountingApplication.builder().run(EventFixtures.consumerArgs(
+                database, TOPIC, "audit-" + GROUP, "--accounting.consumer-name=audit"))) {
+            producer.send(record(TOPIC, null, created)).get();
+            producer.send(record(TOPIC, null, created)).get();
+
+            await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.sql(
+                    "SELECT count(*) FROM inbox_messages WHERE message_id = :id").param("id", created.id())
+                    .query(Long.class).single() == 2);
+        }
+        assertThat(jdbc.sql("""
+                SELECT consumer_name || ':' || count(*) FROM ledger_entries WHERE payment_id = :id
+                 GROUP BY consumer_name ORDER BY consumer_name""").param("id", payment).query(String.class).list())
+                .containsExactly("accounting:1", "audit:1");
+    }
+
     private static double duplicates(ConfigurableApplicationContext context) {
         var c = context.getBean(io.micrometer.core.instrument.MeterRegistry.class).find("accounting_events")
                 .tag("outcome", "duplicate").counter();
@@ -183,7 +202,7 @@ class AccountingConsumerIntegrationTests {
     }
 
     private static long entries(UUID payment) {
-        return jdbc.sql("SELECT count(*) FROM ledger_entries WHERE payment_id = :id").param("id", payment)
+        return jdbc.sql("SELECT count(*) FROM ledger_entries WHERE consumer_name = 'accounting' AND payment_id = :id").param("id", payment)
                 .query(Long.class).single();
     }
 
@@ -193,12 +212,12 @@ class AccountingConsumerIntegrationTests {
     }
 
     private static List<Long> versions(UUID payment) {
-        return jdbc.sql("SELECT aggregate_version FROM ledger_entries WHERE payment_id = :id ORDER BY id")
+        return jdbc.sql("SELECT aggregate_version FROM ledger_entries WHERE consumer_name = 'accounting' AND payment_id = :id ORDER BY id")
                 .param("id", payment).query(Long.class).list();
     }
 
     private static BigDecimal balance(UUID payment) {
-        return jdbc.sql("SELECT COALESCE(sum(amount), 0) FROM ledger_entries WHERE payment_id = :id")
+        return jdbc.sql("SELECT COALESCE(sum(amount), 0) FROM ledger_entries WHERE consumer_name = 'accounting' AND payment_id = :id")
                 .param("id", payment).query(BigDecimal.class).single();
     }
 }
