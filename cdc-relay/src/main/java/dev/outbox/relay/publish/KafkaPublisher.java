@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -37,6 +38,7 @@ public final class KafkaPublisher implements AutoCloseable {
 
     private final KafkaProducer<String, byte[]> producer;
     private final Duration maxBackoff;
+    private final Duration roundTimeout;
     private final Counter published;
     private final Counter retries;
 
@@ -51,12 +53,13 @@ public final class KafkaPublisher implements AutoCloseable {
                 Map.entry(ProducerConfig.LINGER_MS_CONFIG, 2),
                 Map.entry(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024),
                 Map.entry(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
-                Map.entry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(delivery, 10_000)),
+                Map.entry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(delivery * 3 / 4, 10_000)),
                 Map.entry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) delivery),
                 Map.entry(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(delivery, 10_000)),
                 Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class),
                 Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class)));
         this.maxBackoff = properties.maxBackoff();
+        this.roundTimeout = properties.deliveryTimeout().plusMillis(500);
         this.published = Counter.builder("outbox_relay_published").description("events acknowledged by Kafka")
                 .register(meters);
         this.retries = Counter.builder("outbox_relay_publish_retries")
@@ -98,14 +101,14 @@ public final class KafkaPublisher implements AutoCloseable {
             }
             int firstRetriable = -1;
             Exception retriableCause = sendFailure;
+            long deadline = System.nanoTime() + roundTimeout.toNanos();
             for (int i = 0; i < futures.size(); i++) {
-                try {
-                    futures.get(i).get();
+                Exception cause = await(futures.get(i), deadline);
+                if (cause == null) {
                     if (firstRetriable < 0) {
                         acknowledged.add(pending.get(i));
                     }
-                } catch (ExecutionException e) {
-                    Exception cause = e.getCause() instanceof Exception c ? c : e;
+                } else {
                     if (isPermanent(cause)) {
                         if (firstRetriable < 0) {
                             rejected.add(new Rejected(pending.get(i), cause));
@@ -131,6 +134,61 @@ public final class KafkaPublisher implements AutoCloseable {
         }
         published.increment(acknowledged.size());
         return new Outcome(acknowledged, rejected);
+    }
+
+    /**
+     * One round, no retries of its own: sends the records in order and reports, per record, {@code null} when
+     * Kafka acknowledged it or the failure. After the first send that cannot even be handed to the producer
+     * (broker unreachable), the rest are reported failed without waiting again, so a round stays within the
+     * producer's delivery timeout.
+     *
+     * @throws InterruptedException when the thread is interrupted (shutdown); nothing is reported then
+     */
+    public List<Exception> sendOnce(List<OutboxRecord> records) throws InterruptedException {
+        List<Future<RecordMetadata>> futures = new ArrayList<>(records.size());
+        Exception sendFailure = null;
+        for (OutboxRecord record : records) {
+            try {
+                futures.add(producer.send(record.toProducerRecord()));
+            } catch (org.apache.kafka.common.errors.InterruptException e) {
+                throw new InterruptedException("interrupted while sending");
+            } catch (Exception e) {
+                sendFailure = e;
+                break;
+            }
+        }
+        List<Exception> outcomes = new ArrayList<>(records.size());
+        int acknowledged = 0;
+        long deadline = System.nanoTime() + roundTimeout.toNanos();
+        for (Future<RecordMetadata> future : futures) {
+            Exception failure = await(future, deadline);
+            outcomes.add(failure);
+            if (failure == null) {
+                acknowledged++;
+            }
+        }
+        while (outcomes.size() < records.size()) {
+            outcomes.add(sendFailure);
+        }
+        published.increment(acknowledged);
+        return outcomes;
+    }
+
+    /**
+     * Waits for one acknowledgement, but never past the round's deadline: a producer that keeps records waiting
+     * for metadata longer than its delivery timeout must not hold a batch (or a lease) hostage.
+     *
+     * @return {@code null} when acknowledged, else the failure
+     */
+    private static Exception await(Future<RecordMetadata> future, long deadline) throws InterruptedException {
+        try {
+            future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause() instanceof Exception c ? c : e;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return new org.apache.kafka.common.errors.TimeoutException("no acknowledgement within the delivery timeout");
+        }
     }
 
     /** Failures that concern the record itself, not the broker: retrying them can never succeed. */

@@ -17,7 +17,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record PublishProperties(
         @DefaultValue("127.0.0.1:9092") String bootstrapServers,
         @DefaultValue("payments.{aggregateType}.events") String topicPattern,
-        @DefaultValue("30s") Duration deliveryTimeout,
+        @DefaultValue("15s") Duration deliveryTimeout,
         @DefaultValue("10s") Duration maxBackoff) {
 
     public String topicFor(String aggregateType) {
