@@ -32,6 +32,11 @@ public final class PostgresServer implements AutoCloseable {
      * @param durable     keep fsync on (local run) or trade crash-of-the-OS safety for speed (tests)
      */
     public static PostgresServer start(int port, Path dataDir, boolean durable) {
+        return start(port, dataDir, durable, java.util.Map.of());
+    }
+
+    /** As {@link #start(int, Path, boolean)}, with server settings overridden (e.g. {@code wal_level=replica}). */
+    public static PostgresServer start(int port, Path dataDir, boolean durable, java.util.Map<String, String> settings) {
         try {
             EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setPort(port)
@@ -49,6 +54,7 @@ public final class PostgresServer implements AutoCloseable {
                     .setServerConfig("log_min_messages", "warning")
                     .setOutputRedirector(ProcessBuilder.Redirect.DISCARD)
                     .setErrorRedirector(ProcessBuilder.Redirect.DISCARD);
+            settings.forEach(builder::setServerConfig);
             if (dataDir != null) {
                 builder.setDataDirectory(dataDir).setCleanDataDirectory(false);
             }

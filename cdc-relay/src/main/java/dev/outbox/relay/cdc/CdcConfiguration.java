@@ -4,20 +4,24 @@ import dev.outbox.relay.outbox.OutboxMarks;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import dev.outbox.relay.RelayProperties;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
-/** {@code relay.mode=cdc} (the default): the embedded Debezium engine tails the WAL; no polling. */
+/**
+ * {@code relay.mode=cdc} (the default): the embedded Debezium engine tails the WAL; no polling. In
+ * {@code relay.mode=auto} the same beans exist, but {@code AutoFallback} decides whether the engine starts.
+ */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "relay.mode", havingValue = "cdc", matchIfMissing = true)
+@ConditionalOnExpression("'${relay.mode:cdc}' != 'polling'")
 class CdcConfiguration {
 
     @Bean
     CdcRelay cdcRelay(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka, KafkaPublisher publisher,
-            OutboxMarks marks, MeterRegistry meters) {
-        return new CdcRelay(cdc, db, kafka, publisher, marks, meters);
+            OutboxMarks marks, MeterRegistry meters, RelayProperties relay) {
+        return new CdcRelay(cdc, db, kafka, publisher, marks, meters, relay.mode() == RelayProperties.Mode.cdc);
     }
 
     @Bean

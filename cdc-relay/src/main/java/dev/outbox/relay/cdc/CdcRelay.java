@@ -25,11 +25,11 @@ import org.springframework.context.SmartLifecycle;
  * runs the engine while it leads, restarts it after a failure, and stops it with {@code close()} when the lock
  * or the application goes away.
  */
-final class CdcRelay implements SmartLifecycle {
+public final class CdcRelay implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(CdcRelay.class);
 
-    enum Role { STARTING, STANDBY, LEADER, STOPPED }
+    public enum Role { STARTING, STANDBY, LEADER, STOPPED }
 
     private final CdcProperties cdc;
     private final DatabaseProperties db;
@@ -48,9 +48,11 @@ final class CdcRelay implements SmartLifecycle {
     private DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine;
     private Future<?> engineRun;
     private RelayLeadership.Lease lease;
+    private final boolean autoStartup;
 
     CdcRelay(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka, KafkaPublisher publisher,
-            OutboxMarks marks, MeterRegistry meters) {
+            OutboxMarks marks, MeterRegistry meters, boolean autoStartup) {
+        this.autoStartup = autoStartup;
         this.cdc = cdc;
         this.db = db;
         this.kafka = kafka;
@@ -60,7 +62,7 @@ final class CdcRelay implements SmartLifecycle {
         this.leadership = new RelayLeadership(db, cdc.slotName());
     }
 
-    Role role() {
+    public Role role() {
         return role.get();
     }
 
@@ -203,6 +205,11 @@ final class CdcRelay implements SmartLifecycle {
             lease.close();
             lease = null;
         }
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return autoStartup;
     }
 
     @Override

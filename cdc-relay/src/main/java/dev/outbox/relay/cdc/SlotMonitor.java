@@ -16,7 +16,7 @@ import org.springframework.scheduling.annotation.Scheduled;
  * Watches the replication slot in pg_replication_slots: WAL retained behind it (lag in bytes), wal_status and
  * whether a relay streams from it. Published as metrics and as the relay's health.
  */
-final class SlotMonitor implements HealthIndicator {
+public final class SlotMonitor implements HealthIndicator {
 
     private static final String SLOT = """
             SELECT active, wal_status,
@@ -55,6 +55,11 @@ final class SlotMonitor implements HealthIndicator {
             walStatus.set("missing");
             lagBytes.set(-1);
         });
+    }
+
+    /** The slot's wal_status as last seen: reserved, extended, unreserved, lost, or missing. */
+    public String walStatus() {
+        return walStatus.get();
     }
 
     @Override

@@ -16,7 +16,7 @@ import org.springframework.context.SmartLifecycle;
  * fresh statement per step (no long-lived transaction), idling when a claim came back empty. Any number of
  * relay processes may run side by side; SKIP LOCKED and the leases keep their claims disjoint.
  */
-final class PollingRelay implements SmartLifecycle {
+public final class PollingRelay implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(PollingRelay.class);
 
@@ -24,11 +24,18 @@ final class PollingRelay implements SmartLifecycle {
     private final Supplier<PollingWorker> workers;
     private final List<Thread> threads = new ArrayList<>();
     private final AtomicReference<String> lastError = new AtomicReference<>();
+    private final boolean autoStartup;
     private volatile boolean running;
 
-    PollingRelay(PollingProperties settings, Supplier<PollingWorker> workers) {
+    PollingRelay(PollingProperties settings, Supplier<PollingWorker> workers, boolean autoStartup) {
         this.settings = settings;
         this.workers = workers;
+        this.autoStartup = autoStartup;
+    }
+
+    @Override
+    public boolean isAutoStartup() {
+        return autoStartup;
     }
 
     String lastError() {
@@ -37,6 +44,9 @@ final class PollingRelay implements SmartLifecycle {
 
     @Override
     public synchronized void start() {
+        if (running) {
+            return;
+        }
         running = true;
         for (int i = 0; i < settings.workers(); i++) {
             PollingWorker worker = workers.get();

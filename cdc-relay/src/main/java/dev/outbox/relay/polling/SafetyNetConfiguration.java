@@ -5,7 +5,7 @@ import dev.outbox.relay.publish.PublishProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -17,7 +17,7 @@ import org.springframework.scheduling.annotation.Scheduled;
  * never dead-letters: CDC stays the primary path.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "relay.mode", havingValue = "cdc", matchIfMissing = true)
+@ConditionalOnExpression("'${relay.mode:cdc}' != 'polling'")
 class SafetyNetConfiguration {
 
     @Bean

@@ -1,0 +1,71 @@
+package dev.outbox.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.outbox.infra.Ports;
+import dev.outbox.infra.PostgresServer;
+import dev.outbox.infra.SharedInfra;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * {@code relay.mode=auto} against a real PostgreSQL that cannot do logical replication (wal_level=replica): the
+ * relay falls back to polling, says so in its health, and delivers everything.
+ */
+class AutoModeIntegrationTests {
+
+    @Test
+    void fallsBackToPollingWhenLogicalReplicationIsUnavailable() throws Exception {
+        try (PostgresServer replicaOnly = PostgresServer.start(Ports.free(), null, false,
+                Map.of("wal_level", "replica"))) {
+            replicaOnly.createDatabase("payments");
+            Flyway.configure().dataSource(replicaOnly.jdbcUrl("payments"), PostgresServer.USER,
+                    PostgresServer.PASSWORD).locations("classpath:db/payments").load().migrate();
+            String suffix = "auto" + Long.toHexString(System.nanoTime());
+            int port = Ports.free();
+            Map<String, String> env = RelayFixtures.relayEnv("payments", SharedInfra.kafka().bootstrapServers(),
+                    suffix, port);
+            env.put("RELAY_DB_PORT", String.valueOf(replicaOnly.port()));
+            String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of(RelayFixtures.asArgs(env)),
+                    java.util.stream.Stream.of("--relay.mode=auto")).toArray(String[]::new);
+
+            try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args);
+                    Connection c = replicaOnly.connect("payments")) {
+                for (int i = 0; i < 50; i++) {
+                    try (PreparedStatement s = c.prepareStatement("""
+                            INSERT INTO outbox_messages (id, aggregate_type, aggregate_id, aggregate_version,
+                                                         event_type, schema_version, payload, occurred_at)
+                            VALUES (?, 'payment', ?, 1, 'PaymentCreated', 1, '{}', now())""")) {
+                        s.setObject(1, UUID.randomUUID());
+                        s.setObject(2, UUID.randomUUID());
+                        s.executeUpdate();
+                    }
+                }
+                await().atMost(Duration.ofSeconds(60)).until(() -> {
+                    var rs = c.createStatement().executeQuery(
+                            "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL");
+                    rs.next();
+                    return rs.getLong(1) == 0;
+                });
+                String health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/actuator/health")).build(),
+                        HttpResponse.BodyHandlers.ofString()).body();
+                assertThat(health).contains("\"active\":\"polling\"", "wal_level is replica, not logical");
+                assertThat(RelayFixtures.readUntil(SharedInfra.kafka().bootstrapServers(),
+                        "t-" + suffix + ".payment.events", 50, Duration.ofSeconds(30))).hasSize(50);
+            }
+        }
+    }
+}
