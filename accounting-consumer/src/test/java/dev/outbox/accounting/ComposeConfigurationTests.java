@@ -1,0 +1,89 @@
+package dev.outbox.accounting;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * Without a Docker engine the stack cannot be started here, so this checks what can be checked: compose.yaml
+ * and its polling override parse, every service the README promises is there with a healthcheck, and every
+ * environment variable given to a service (in compose or in the README's table) is one that service's own
+ * configuration file really reads.
+ */
+class ComposeConfigurationTests {
+
+    static final Map<String, String> CONFIG_OF = Map.of(
+            "payments-api", "application.yaml",
+            "cdc-relay", "relay.yaml",
+            "accounting-consumer", "accounting.yaml");
+
+    @ParameterizedTest
+    @ValueSource(strings = {"compose.yaml", "compose.polling.yaml"})
+    @SuppressWarnings("unchecked")
+    void everyServiceEnvironmentKeyIsReadByThatService(String file) throws IOException {
+        Map<String, Object> compose = new Yaml().load(Files.readString(root().resolve(file)));
+        Map<String, Map<String, Object>> services = (Map<String, Map<String, Object>>) compose.get("services");
+        if (file.equals("compose.yaml")) {
+            assertThat(services).containsKeys("postgres", "kafka", "kafka-ui", "payments-api", "cdc-relay",
+                    "accounting-consumer");
+            services.forEach((name, service) -> assertThat(service).as(name).containsKey("healthcheck"));
+        }
+        CONFIG_OF.forEach((service, config) -> {
+            Map<String, Object> definition = services.get(service);
+            if (definition == null || definition.get("environment") == null) {
+                return;
+            }
+            String text = resource(config);
+            for (String key : ((Map<String, Object>) definition.get("environment")).keySet()) {
+                assertThat(text).as(service + " reads " + key + " (" + file + ")").contains("${" + key);
+            }
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"payments-api", "cdc-relay", "accounting-consumer"})
+    void everyVariableInTheReadmeTableIsReadByItsService(String service) throws IOException {
+        String readme = Files.readString(root().resolve("README.md"));
+        Matcher row = Pattern.compile("(?m)^\\| " + service + " \\| (.+?) \\|").matcher(readme);
+        String text = resource(CONFIG_OF.get(service));
+        int checked = 0;
+        while (row.find()) {
+            Matcher variable = Pattern.compile("`([A-Z][A-Z0-9_]+)`").matcher(row.group(1));
+            while (variable.find()) {
+                assertThat(text).as(service + " reads " + variable.group(1)).contains("${" + variable.group(1));
+                checked++;
+            }
+        }
+        assertThat(checked).isPositive();
+    }
+
+    private static String resource(String name) {
+        try (InputStream in = ComposeConfigurationTests.class.getClassLoader().getResourceAsStream(name)) {
+            assertThat(in).as(name).isNotNull();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Path root() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.exists(p.resolve("compose.yaml"))) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("compose.yaml not found above " + Path.of("").toAbsolutePath());
+    }
+
+}
