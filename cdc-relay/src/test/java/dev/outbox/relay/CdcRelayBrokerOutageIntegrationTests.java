@@ -44,7 +44,7 @@ class CdcRelayBrokerOutageIntegrationTests {
 
                 await().atMost(Duration.ofSeconds(120)).until(() -> RelayFixtures.count(database,
                         "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
-                var seen = RelayFixtures.readUntil(broker.bootstrapServers(), topic, inserted.size(),
+                var seen = RelayFixtures.readUntilAll(broker.bootstrapServers(), topic, RelayFixtures.idsOf(inserted),
                         Duration.ofSeconds(60)).stream().map(r -> RelayFixtures.header(r, "id"))
                         .collect(Collectors.toSet());
                 assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());

@@ -50,7 +50,7 @@ class CdcRelayCrashIntegrationTests {
             }
             relay.start();
 
-            List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntil(kafka, topic, inserted.size(),
+            List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntilAll(kafka, topic, RelayFixtures.idsOf(inserted),
                     Duration.ofSeconds(120));
             Set<String> expected = inserted.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
             Set<String> seen = new HashSet<>();
@@ -95,7 +95,7 @@ class CdcRelayCrashIntegrationTests {
             inserted.addAll(RelayFixtures.insertEvents(database, 100, 1));
             await().atMost(Duration.ofSeconds(90)).until(() -> "leader".equals(standby.role()));
 
-            Set<String> seen = RelayFixtures.readUntil(kafka, topic, inserted.size(), Duration.ofSeconds(120))
+            Set<String> seen = RelayFixtures.readUntilAll(kafka, topic, RelayFixtures.idsOf(inserted), Duration.ofSeconds(120))
                     .stream().map(r -> RelayFixtures.header(r, "id")).collect(Collectors.toSet());
             assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
             assertThat(seen).doesNotContain(UUID.randomUUID().toString());

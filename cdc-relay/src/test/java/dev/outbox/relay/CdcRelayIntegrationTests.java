@@ -139,8 +139,18 @@ class CdcRelayIntegrationTests {
         Set<UUID> ours = new HashSet<>(ids);
         int expectedEvents = payments + 400;
 
-        List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntil(
-                SharedInfra.kafka().bootstrapServers(), TOPIC, expectedEvents + 1, Duration.ofSeconds(90));
+        Set<String> expectedIds = new HashSet<>();
+        try (var c = SharedInfra.postgres().connect(database); var s = c.prepareStatement(
+                "SELECT id::text FROM outbox_messages WHERE aggregate_id = ANY (?)")) {
+            s.setArray(1, c.createArrayOf("uuid", ids.toArray()));
+            var rs = s.executeQuery();
+            while (rs.next()) {
+                expectedIds.add(rs.getString(1));
+            }
+        }
+        assertThat(expectedIds).hasSize(expectedEvents);
+        List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntilAll(
+                SharedInfra.kafka().bootstrapServers(), TOPIC, expectedIds, Duration.ofSeconds(90));
 
         Map<String, List<Long>> versionsByAggregate = new HashMap<>();
         Set<String> eventIds = new HashSet<>();

@@ -126,9 +126,24 @@ final class RelayFixtures {
         }
     }
 
+    static List<String> idsOf(List<Event> events) {
+        return events.stream().map(e -> e.id().toString()).toList();
+    }
+
+    /** Reads a topic from the beginning until every one of {@code ids} was seen (or the timeout passed). */
+    static List<ConsumerRecord<String, String>> readUntilAll(String bootstrap, String topic,
+            java.util.Collection<String> ids, Duration timeout) {
+        return read(bootstrap, topic, seen -> seen.containsAll(ids), timeout);
+    }
+
     /** Reads a topic from the beginning until {@code distinctIds} different event ids were seen. */
     static List<ConsumerRecord<String, String>> readUntil(String bootstrap, String topic, int distinctIds,
             Duration timeout) {
+        return read(bootstrap, topic, seen -> seen.size() >= distinctIds, timeout);
+    }
+
+    private static List<ConsumerRecord<String, String>> read(String bootstrap, String topic,
+            java.util.function.Predicate<java.util.Set<String>> done, Duration timeout) {
         Map<String, Object> config = Map.of(
                 "bootstrap.servers", bootstrap,
                 "group.id", "reader-" + UUID.randomUUID(),
@@ -141,7 +156,7 @@ final class RelayFixtures {
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
             consumer.subscribe(List.of(topic));
             long deadline = System.nanoTime() + timeout.toNanos();
-            while (ids.size() < distinctIds && System.nanoTime() < deadline) {
+            while (!done.test(ids) && System.nanoTime() < deadline) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
                     records.add(r);
                     ids.add(header(r, "id"));

@@ -3,8 +3,9 @@ package dev.outbox.relay.polling;
 import dev.outbox.relay.publish.PublishProperties;
 
 /**
- * Batch sizing against the lease: a publish round never waits longer than the producer's delivery timeout, so
- * a lease of at least twice that timeout is never outlived by its own batch.
+ * Batch sizing against the lease: a publish round stops handing records to the producer after half the delivery
+ * timeout and stops waiting for acknowledgements at the full timeout (plus at most one blocked send of a quarter
+ * of it), so a lease of at least twice that timeout is never outlived by its own batch.
  */
 final class LeasesFitDeliveryTimeout {
 

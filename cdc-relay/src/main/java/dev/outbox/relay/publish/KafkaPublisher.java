@@ -55,11 +55,11 @@ public final class KafkaPublisher implements AutoCloseable {
                 Map.entry(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4"),
                 Map.entry(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(delivery * 3 / 4, 10_000)),
                 Map.entry(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) delivery),
-                Map.entry(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.min(delivery, 10_000)),
+                Map.entry(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.max(100, delivery / 4)),
                 Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class),
                 Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class)));
         this.maxBackoff = properties.maxBackoff();
-        this.roundTimeout = properties.deliveryTimeout().plusMillis(500);
+        this.roundTimeout = properties.deliveryTimeout();
         this.published = Counter.builder("outbox_relay_published").description("events acknowledged by Kafka")
                 .register(meters);
         this.retries = Counter.builder("outbox_relay_publish_retries")
@@ -91,7 +91,13 @@ public final class KafkaPublisher implements AutoCloseable {
             }
             List<Future<RecordMetadata>> futures = new ArrayList<>(pending.size());
             Exception sendFailure = null;
+            long deadline = System.nanoTime() + roundTimeout.toNanos();
+            long stopSending = System.nanoTime() + roundTimeout.toNanos() / 2;
             for (OutboxRecord record : pending) {
+                if (System.nanoTime() > stopSending) {
+                    sendFailure = new org.apache.kafka.common.errors.TimeoutException("broker too slow to accept records");
+                    break;
+                }
                 try {
                     futures.add(producer.send(record.toProducerRecord()));
                 } catch (Exception e) {
@@ -101,7 +107,6 @@ public final class KafkaPublisher implements AutoCloseable {
             }
             int firstRetriable = -1;
             Exception retriableCause = sendFailure;
-            long deadline = System.nanoTime() + roundTimeout.toNanos();
             for (int i = 0; i < futures.size(); i++) {
                 Exception cause = await(futures.get(i), deadline);
                 if (cause == null) {
@@ -147,7 +152,13 @@ public final class KafkaPublisher implements AutoCloseable {
     public List<Exception> sendOnce(List<OutboxRecord> records) throws InterruptedException {
         List<Future<RecordMetadata>> futures = new ArrayList<>(records.size());
         Exception sendFailure = null;
+        long deadline = System.nanoTime() + roundTimeout.toNanos();
+        long stopSending = System.nanoTime() + roundTimeout.toNanos() / 2;
         for (OutboxRecord record : records) {
+            if (System.nanoTime() > stopSending) {
+                sendFailure = new org.apache.kafka.common.errors.TimeoutException("broker too slow to accept records");
+                break;
+            }
             try {
                 futures.add(producer.send(record.toProducerRecord()));
             } catch (org.apache.kafka.common.errors.InterruptException e) {
@@ -159,7 +170,6 @@ public final class KafkaPublisher implements AutoCloseable {
         }
         List<Exception> outcomes = new ArrayList<>(records.size());
         int acknowledged = 0;
-        long deadline = System.nanoTime() + roundTimeout.toNanos();
         for (Future<RecordMetadata> future : futures) {
             Exception failure = await(future, deadline);
             outcomes.add(failure);
