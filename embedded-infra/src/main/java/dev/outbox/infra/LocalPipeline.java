@@ -34,6 +34,10 @@ public final class LocalPipeline {
             TopicTail.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && args[0].equals("check")) {
+            InvariantChecker.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         Path home = Path.of(env("LOCAL_DATA_DIR", ".local")).toAbsolutePath();
         Path logs = Files.createDirectories(home.resolve("logs"));
         int pgPort = Integer.parseInt(env("PG_PORT", "5432"));

@@ -49,6 +49,7 @@ public final class PostgresServer implements AutoCloseable {
                     .setServerConfig("wal_sender_timeout", "30s")
                     .setServerConfig("max_connections", "300")
                     .setServerConfig("shared_buffers", "256MB")
+                    .setServerConfig("synchronous_commit", "on")
                     .setServerConfig("fsync", durable ? "on" : "off")
                     .setServerConfig("full_page_writes", durable ? "on" : "off")
                     .setServerConfig("log_min_messages", "warning")

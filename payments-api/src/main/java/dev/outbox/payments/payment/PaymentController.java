@@ -10,6 +10,7 @@ import dev.outbox.payments.idempotency.StoredResponse;
 import dev.outbox.payments.payment.PaymentViews.PaymentView;
 import dev.outbox.payments.web.ApiException;
 import dev.outbox.payments.web.ClientId;
+import dev.outbox.payments.web.CrashPoint;
 import dev.outbox.payments.web.RequestBodies;
 
 import org.springframework.http.MediaType;
@@ -30,11 +31,13 @@ final class PaymentController {
     private final PaymentService service;
     private final PaymentRequests requests;
     private final RequestBodies bodies;
+    private final CrashPoint crashPoint;
 
-    PaymentController(PaymentService service, PaymentRequests requests, RequestBodies bodies) {
+    PaymentController(PaymentService service, PaymentRequests requests, RequestBodies bodies, CrashPoint crashPoint) {
         this.service = service;
         this.requests = requests;
         this.bodies = bodies;
+        this.crashPoint = crashPoint;
     }
 
     @PostMapping("/payments")
@@ -43,6 +46,7 @@ final class PaymentController {
         String validKey = IdempotentOperations.validKey(key);
         var payment = requests.payment(bodies.read(request));
         StoredResponse response = service.create(clientId, validKey, payment);
+        crashPoint.afterCommit();
         return respond(response, URI.create("/payments/" + response.resourceId()));
     }
 
