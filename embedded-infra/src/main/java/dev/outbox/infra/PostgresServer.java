@@ -20,10 +20,19 @@ public final class PostgresServer implements AutoCloseable {
     public static final String USER = "postgres";
     public static final String PASSWORD = "postgres";
 
-    private final EmbeddedPostgres postgres;
+    private volatile EmbeddedPostgres postgres;
+    private final Path dataDir;
+    private final boolean durable;
+    private final java.util.Map<String, String> settings;
+    private final boolean throwAway;
 
-    private PostgresServer(EmbeddedPostgres postgres) {
+    private PostgresServer(EmbeddedPostgres postgres, Path dataDir, boolean durable,
+            java.util.Map<String, String> settings, boolean throwAway) {
+        this.throwAway = throwAway;
         this.postgres = postgres;
+        this.dataDir = dataDir;
+        this.durable = durable;
+        this.settings = settings;
     }
 
     /**
@@ -38,7 +47,17 @@ public final class PostgresServer implements AutoCloseable {
     /** As {@link #start(int, Path, boolean)}, with server settings overridden (e.g. {@code wal_level=replica}). */
     public static PostgresServer start(int port, Path dataDir, boolean durable, java.util.Map<String, String> settings) {
         try {
-            EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+            Path dir = dataDir != null ? dataDir : java.nio.file.Files.createTempDirectory("pg-data");
+            return new PostgresServer(builder(port, dir, durable, settings).start(), dir, durable, settings,
+                    dataDir == null);
+        } catch (IOException e) {
+            throw new UncheckedIOException("embedded PostgreSQL did not start", e);
+        }
+    }
+
+    private static EmbeddedPostgres.Builder builder(int port, Path dir, boolean durable,
+            java.util.Map<String, String> settings) {
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                     .setPort(port)
                     .setPGStartupWait(Duration.ofSeconds(60))
                     .setServerConfig("listen_addresses", "127.0.0.1")
@@ -55,14 +74,8 @@ public final class PostgresServer implements AutoCloseable {
                     .setServerConfig("log_min_messages", "warning")
                     .setOutputRedirector(ProcessBuilder.Redirect.DISCARD)
                     .setErrorRedirector(ProcessBuilder.Redirect.DISCARD);
-            settings.forEach(builder::setServerConfig);
-            if (dataDir != null) {
-                builder.setDataDirectory(dataDir).setCleanDataDirectory(false);
-            }
-            return new PostgresServer(builder.start());
-        } catch (IOException e) {
-            throw new UncheckedIOException("embedded PostgreSQL did not start", e);
-        }
+        settings.forEach(builder::setServerConfig);
+        return builder.setDataDirectory(dir).setCleanDataDirectory(false);
     }
 
     public int port() {
@@ -93,10 +106,41 @@ public final class PostgresServer implements AutoCloseable {
         return DriverManager.getConnection(jdbcUrl(database), USER, PASSWORD);
     }
 
+    /**
+     * Crashes the server the way {@code pg_ctl -m immediate stop} does, by sending the postmaster SIGQUIT (no
+     * checkpoint; crash recovery on the way back up), then starts it again with the same command line, data directory and port. Every client
+     * connection, replication included, is cut.
+     */
+    public synchronized void restartImmediately() {
+        try {
+            long pid = Long.parseLong(java.nio.file.Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+            // what pg_ctl -m immediate does: SIGQUIT to the postmaster
+            Process quit = new ProcessBuilder("kill", "-QUIT", String.valueOf(pid)).start();
+            if (quit.waitFor() != 0) {
+                throw new IllegalStateException("could not signal the postmaster " + pid);
+            }
+            ProcessHandle.of(pid).ifPresent(h -> h.onExit().join());
+            int port = port();
+            Ports.awaitClosed(port, Duration.ofSeconds(30));
+            postgres.close();
+            postgres = builder(port, dataDir, durable, settings).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Override
-    public void close() {
+    public synchronized void close() {
         try {
             postgres.close();
+            if (throwAway) {
+                try (var files = java.nio.file.Files.walk(dataDir)) {
+                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
