@@ -11,9 +11,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.dao.TransientDataAccessException;
-import org.springframework.dao.RecoverableDataAccessException;
-import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
@@ -62,15 +59,23 @@ class KafkaErrorHandling {
         return handler;
     }
 
+    /**
+     * A failure of the database, not of the message: anything the JDBC or transaction layer raised (connection
+     * lost or refused, server restarting, pool exhausted, conflicts), except a constraint violation, which a
+     * message can cause. Retried for as long as it takes, so a database outage never skips a message.
+     */
     static boolean isTransient(Throwable e) {
+        boolean databaseLayer = false;
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof TransientDataAccessException || t instanceof RecoverableDataAccessException
-                    || t instanceof CannotGetJdbcConnectionException || t instanceof java.sql.SQLTransientException
-                    || t instanceof java.net.ConnectException) {
-                return true;
+            if (t instanceof PoisonMessageException
+                    || t instanceof org.springframework.dao.DataIntegrityViolationException) {
+                return false;
             }
+            databaseLayer |= t instanceof org.springframework.dao.DataAccessException
+                    || t instanceof org.springframework.transaction.TransactionException
+                    || t instanceof java.sql.SQLException || t instanceof java.net.ConnectException;
         }
-        return false;
+        return databaseLayer;
     }
 
     /** The innermost cause's type and, for poison, its message; never a payload or a stack trace. */

@@ -87,7 +87,11 @@ final class EventFixtures {
                 "--spring.kafka.consumer.group-id=" + group,
                 "--accounting.topic=" + topic,
                 "--accounting.monitor-interval=500ms"));
-        args.addAll(List.of(extra));
+        for (String override : extra) {
+            String key = override.substring(0, override.indexOf('=') + 1);
+            args.removeIf(a -> a.startsWith(key));
+            args.add(override);
+        }
         return args.toArray(String[]::new);
     }
 
