@@ -47,13 +47,19 @@ public final class InvariantChecker {
             return wireRecords - wireDistinct;
         }
 
+        /** Deliveries the inbox turned into no-ops: every record on the wire either became an effect or was one. */
+        public long ignoredByInbox() {
+            return wireRecords == 0 ? 0 : wireRecords - ledgerEntries;
+        }
+
         @Override
         public String toString() {
             return String.format("payments=%d events=%d published=%d pending=%d dead-lettered=%d ledger-entries=%d "
                     + "duplicate-effects=%d missing-effects=%d orphan-effects=%d balance-mismatches=%d "
-                    + "wire-records=%d wire-duplicates=%d -> %s%s", payments, events, published, pending, deadLettered,
-                    ledgerEntries, duplicateEffects, missingEffects, orphanEffects, balanceMismatches, wireRecords,
-                    wireDuplicates(), holds() ? "HOLDS" : "BROKEN", holds() ? "" : " " + problems);
+                    + "wire-records=%d wire-duplicates=%d ignored-by-inbox=%d -> %s%s", payments, events, published,
+                    pending, deadLettered, ledgerEntries, duplicateEffects, missingEffects, orphanEffects,
+                    balanceMismatches, wireRecords, wireDuplicates(), ignoredByInbox(), holds() ? "HOLDS" : "BROKEN",
+                    holds() ? "" : " " + problems);
         }
     }
 
