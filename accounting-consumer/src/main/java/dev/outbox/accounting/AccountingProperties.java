@@ -9,11 +9,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxPayloadBytes payloads larger than this are refused as poison, never parsed
  * @param maxAttempts     attempts for an unclassified failure before the record is dead-lettered; transient
  *                        database failures are retried without limit
+ * @param inboxRetention  how long inbox rows are kept; must exceed the topic's retention (checked at start-up)
  */
 @ConfigurationProperties("accounting")
 public record AccountingProperties(
         @DefaultValue("accounting") String consumerName,
         @DefaultValue("payments.payment.events") String topic,
         @DefaultValue("65536") int maxPayloadBytes,
-        @DefaultValue("4") int maxAttempts) {
+        @DefaultValue("4") int maxAttempts,
+        @DefaultValue("30d") java.time.Duration inboxRetention) {
 }

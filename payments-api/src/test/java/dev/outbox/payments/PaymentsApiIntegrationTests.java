@@ -311,6 +311,25 @@ class PaymentsApiIntegrationTests {
         assertProblem(api.get("/payments/not-a-uuid", ApiClient.CLIENT_A_KEY), 404, "not-found");
     }
 
+    @Test
+    void expiredKeysAreDeletedAndAnExpiredKeyCanBeUsedAgain(
+            @Autowired dev.outbox.payments.idempotency.KeyExpiry expiry) {
+        String key = key();
+        HttpResponse<String> first = api.createPayment(key, "{\"amount\": 3, \"currency\": \"EUR\"}");
+        jdbc.sql("UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE idempotency_key = :key")
+                .param("key", key).update();
+
+        HttpResponse<String> reused = api.createPayment(key, "{\"amount\": 4, \"currency\": \"EUR\"}");
+
+        assertThat(reused.statusCode()).isEqualTo(201);
+        assertThat(id(reused)).isNotEqualTo(id(first));
+        jdbc.sql("UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE idempotency_key = :key")
+                .param("key", key).update();
+        assertThat(expiry.purge()).isGreaterThanOrEqualTo(1);
+        assertThat(jdbc.sql("SELECT count(*) FROM idempotency_keys WHERE idempotency_key = :key").param("key", key)
+                .query(Long.class).single()).isZero();
+    }
+
     private void assertProblem(HttpResponse<String> response, int status, String type) {
         assertThat(response.statusCode()).as(response.body()).isEqualTo(status);
         assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(
