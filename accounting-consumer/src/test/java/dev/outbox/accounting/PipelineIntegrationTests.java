@@ -106,8 +106,18 @@ class PipelineIntegrationTests {
             }
             pool.shutdown();
 
+            String traceId = "7af7651916cd43dd8448eb211c80319d";
+            HttpResponse<String> traced = http.send(HttpRequest.newBuilder(URI.create(base + "/payments"))
+                    .header("Authorization", "Bearer local-key-client-a")
+                    .header("Idempotency-Key", "traced-" + suffix)
+                    .header("Content-Type", "application/json")
+                    .header("traceparent", "00-" + traceId + "-b7ad6b7169203331-01")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":\"1.00\",\"currency\":\"EUR\"}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            UUID tracedPayment = UUID.fromString(JSON.readTree(traced.body()).get("id").asString());
+
             long events = paymentsDb.sql("SELECT count(*) FROM outbox_messages").query(Long.class).single();
-            assertThat(events).isEqualTo(500 + 100 + 25);
+            assertThat(events).isEqualTo(500 + 100 + 25 + 1);
             await().atMost(Duration.ofSeconds(120)).until(() -> ledgerDb.sql("SELECT count(*) FROM ledger_entries")
                     .query(Long.class).single() == events);
 
@@ -118,7 +128,10 @@ class PipelineIntegrationTests {
             ledgerDb.sql("SELECT payment_id, sum(amount) AS total FROM ledger_entries GROUP BY payment_id")
                     .query((rs, n) -> ledger.put(rs.getObject("payment_id", UUID.class), rs.getBigDecimal("total")))
                     .list();
-            assertThat(expected).hasSize(500);
+            assertThat(expected).hasSize(501);
+            assertThat(ledgerDb.sql("SELECT trace_id FROM ledger_entries WHERE payment_id = :id")
+                    .param("id", tracedPayment).query(String.class).single())
+                    .as("the consumer's span belongs to the API request's trace").isEqualTo(traceId);
             assertThat(ledger.keySet()).isEqualTo(expected.keySet());
             expected.forEach((id, net) -> assertThat(ledger.get(id)).as("ledger of " + id).isEqualByComparingTo(net));
             assertThat(ledgerDb.sql("""
