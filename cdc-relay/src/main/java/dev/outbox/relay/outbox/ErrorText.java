@@ -10,7 +10,7 @@ public final class ErrorText {
 
     private static final int MAX = 300;
     private static final Pattern SECRETS = Pattern.compile(
-            "(?i)(password|passwd|pwd|secret|token|api[_-]?key|authorization|bearer)\\s*[=:]?\\s*\\S+");
+            "(?i)(password|passwd|pwd|secret|token|api[_-]?key|authorization|bearer)\\s*[=:]?\\s*(?:(?:bearer|basic)\\s+)?\\S+");
     private static final Pattern URLS = Pattern.compile("(?i)[a-z][a-z0-9+.-]*://\\S+");
     private static final Pattern JSON = Pattern.compile("\\{.*}", Pattern.DOTALL);
 

@@ -1,0 +1,146 @@
+package dev.outbox.payments;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A few thousand random and mutated requests (bodies, headers, keys, paths): every answer is a 2xx or an RFC 9457
+ * problem without internals, and the tables stay consistent: one outbox event per payment and per refund, one
+ * idempotency record per created resource, no refund beyond its payment.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class FuzzIntegrationTests {
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        PaymentsTestDatabase.register(registry);
+    }
+
+    static final List<String> SEEDS = List.of(
+            "{\"amount\":\"10.00\",\"currency\":\"EUR\"}",
+            "{\"amount\":5,\"currency\":\"JPY\",\"description\":\"x\"}",
+            "{\"amount\":\"1.234\",\"currency\":\"BHD\"}",
+            "{\"amount\":\"2.50\"}");
+
+    static final List<String> NASTY = List.of("", "null", "[]", "{}", "\"\"", "{\"amount\":", "1e309", "-0",
+            "\"\\u0000\"", "{\"amount\":{\"$gt\":0}}", "{\"amount\":\"NaN\",\"currency\":\"EUR\"}",
+            "{\"amount\":\"Infinity\",\"currency\":\"EUR\"}", "{\"amount\":1,\"currency\":\"EUR\",\"id\":1}",
+            "{\"amount\":\"9".repeat(1) + "9".repeat(500) + "\",\"currency\":\"EUR\"}", "'; DROP TABLE payments; --",
+            "{\"amount\":1,\"currency\":\"EUR\",\"version\":99,\"status\":\"REFUNDED\"}");
+
+    @LocalServerPort
+    int port;
+
+    @Autowired
+    JdbcClient jdbc;
+
+    @Autowired
+    JsonMapper json;
+
+    @Test
+    void everyAnswerIsASuccessOrAProblemAndTheTablesStayConsistent() throws Exception {
+        Random random = new Random(20261202);
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        String base = "http://127.0.0.1:" + port;
+        List<String> keys = List.of("k1", "k2", "k3", "k4", "k5");
+        int successes = 0;
+        for (int i = 0; i < 3000; i++) {
+            String body = random.nextInt(4) == 0 ? NASTY.get(random.nextInt(NASTY.size()))
+                    : mutate(SEEDS.get(random.nextInt(SEEDS.size())), random);
+            String path = switch (random.nextInt(6)) {
+                case 0 -> "/payments/" + existingPaymentOrGarbage(random) + "/refunds";
+                case 1 -> "/payments/%2e%2e/refunds";
+                default -> "/payments";
+            };
+            HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(base + path))
+                    .timeout(Duration.ofSeconds(30))
+                    .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+            if (random.nextInt(10) > 0) {
+                request.header("Authorization", "Bearer " + (random.nextInt(2) == 0 ? ApiClient.CLIENT_A_KEY
+                        : random.nextInt(3) == 0 ? "wrong" : ApiClient.CLIENT_B_KEY));
+            }
+            if (random.nextInt(10) > 0) {
+                request.header("Idempotency-Key", random.nextInt(5) == 0 ? garbageKey(random)
+                        : keys.get(random.nextInt(keys.size())) + "-" + random.nextInt(200));
+            }
+            request.header("Content-Type", random.nextInt(8) == 0 ? "text/plain" : "application/json");
+            HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            int status = response.statusCode();
+            if (status / 100 == 2) {
+                successes++;
+                continue;
+            }
+            assertThat(status).as(body).isBetween(400, 499);
+            assertThat(response.headers().firstValue("Content-Type").orElse(""))
+                    .as(status + " " + body).startsWith("application/problem+json");
+            JsonNode problem = json.readTree(response.body());
+            assertThat(problem.get("status").asInt()).isEqualTo(status);
+            assertThat(response.body()).doesNotContainIgnoringCase("exception").doesNotContainIgnoringCase("select ")
+                    .doesNotContain("at dev.outbox").doesNotContain("DROP TABLE");
+        }
+        assertThat(successes).isPositive();
+        assertThat(count("SELECT count(*) FROM payments") + count("SELECT count(*) FROM refunds"))
+                .isEqualTo(count("SELECT count(*) FROM outbox_messages"))
+                .isEqualTo(count("SELECT count(*) FROM idempotency_keys"));
+        assertThat(count("SELECT count(*) FROM payments WHERE refunded_amount > amount")).isZero();
+        assertThat(count("""
+                SELECT count(*) FROM payments p
+                 WHERE p.refunded_amount <> COALESCE((SELECT sum(r.amount) FROM refunds r WHERE r.payment_id = p.id), 0)
+                    OR p.version <> 1 + (SELECT count(*) FROM refunds r WHERE r.payment_id = p.id)""")).isZero();
+    }
+
+    private String existingPaymentOrGarbage(Random random) {
+        if (random.nextInt(4) == 0) {
+            return "not-a-uuid";
+        }
+        return jdbc.sql("SELECT id::text FROM payments ORDER BY random() LIMIT 1").query(String.class).optional()
+                .orElse("00000000-0000-0000-0000-000000000000");
+    }
+
+    private static String mutate(String seed, Random random) {
+        StringBuilder s = new StringBuilder(seed);
+        int mutations = random.nextInt(3);
+        for (int m = 0; m < mutations && s.length() > 0; m++) {
+            int at = random.nextInt(s.length());
+            switch (random.nextInt(4)) {
+                case 0 -> s.deleteCharAt(at);
+                case 1 -> s.insert(at, (char) (32 + random.nextInt(95)));
+                case 2 -> s.setCharAt(at, (char) (32 + random.nextInt(95)));
+                default -> s.insert(at, "\"x\":1,");
+            }
+        }
+        return s.toString();
+    }
+
+    private static String garbageKey(Random random) {
+        return switch (random.nextInt(3)) {
+            case 0 -> "k".repeat(256 + random.nextInt(10));
+            case 1 -> "has space";
+            default -> "é-unicode";
+        };
+    }
+
+    private long count(String sql) {
+        return jdbc.sql(sql).query(Long.class).single();
+    }
+}
