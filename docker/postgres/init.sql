@@ -1,3 +1,22 @@
--- Runs once, on an empty data directory: the two databases of the pipeline.
-CREATE DATABASE payments;
-CREATE DATABASE accounting;
+-- Runs once, on an empty data directory: the pipeline's databases and least-privilege login roles.
+-- Change the passwords (and the services' *_DB_PASSWORD) for anything but a local stack.
+CREATE ROLE payments_app LOGIN PASSWORD 'payments_app';
+CREATE ROLE accounting_app LOGIN PASSWORD 'accounting_app';
+-- the relay: logical replication and, through payments_relay (created by the payments migration), the outbox only
+CREATE ROLE relay LOGIN REPLICATION PASSWORD 'relay';
+
+CREATE DATABASE payments OWNER payments_app;
+CREATE DATABASE accounting OWNER accounting_app;
+REVOKE CONNECT ON DATABASE payments FROM PUBLIC;
+REVOKE CONNECT ON DATABASE accounting FROM PUBLIC;
+GRANT CONNECT ON DATABASE payments TO payments_app, relay;
+GRANT CONNECT ON DATABASE accounting TO accounting_app;
+
+\connect payments
+-- the migration creates payments_relay; create it here too so the membership can be granted up front
+CREATE ROLE payments_relay NOLOGIN;
+GRANT payments_relay TO relay;
+-- payments_app owns the schema so its migrations can create the publication and grant to payments_relay
+ALTER SCHEMA public OWNER TO payments_app;
+\connect accounting
+ALTER SCHEMA public OWNER TO accounting_app;

@@ -1,0 +1,99 @@
+package dev.outbox.accounting;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.UUID;
+
+import dev.outbox.infra.Ports;
+import dev.outbox.infra.SharedInfra;
+import dev.outbox.relay.RelayApplication;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The roles compose uses (docker/postgres/init.sql), on a real PostgreSQL: the relay can read and mark the outbox
+ * and stream it by CDC, but cannot read payments or rewrite an event; the consumer cannot even connect to the
+ * payments database; payments-api's role owns and migrates its database.
+ */
+class LeastPrivilegeIntegrationTests {
+
+    @Test
+    void eachServiceCanDoItsJobAndNothingMore() throws Exception {
+        String tag = Long.toHexString(System.nanoTime());
+        String app = "payments_app_" + tag;
+        String relay = "relay_" + tag;
+        String accounting = "accounting_app_" + tag;
+        String payments = "payments_lp_" + tag;
+        String suffix = "lp" + tag;
+        try (Connection admin = SharedInfra.postgres().connect("postgres"); Statement s = admin.createStatement()) {
+            s.execute("CREATE ROLE " + app + " LOGIN PASSWORD 'p'");
+            s.execute("CREATE ROLE " + accounting + " LOGIN PASSWORD 'a'");
+            s.execute("CREATE ROLE " + relay + " LOGIN REPLICATION PASSWORD 'r'");
+            s.execute("CREATE DATABASE " + payments + " OWNER " + app);
+            s.execute("REVOKE CONNECT ON DATABASE " + payments + " FROM PUBLIC");
+            s.execute("GRANT CONNECT ON DATABASE " + payments + " TO " + app + ", " + relay);
+            s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'payments_relay') THEN "
+                    + "CREATE ROLE payments_relay NOLOGIN; END IF; END $$");
+            s.execute("GRANT payments_relay TO " + relay);
+        }
+        try (Connection owner = SharedInfra.postgres().connect(payments); Statement s = owner.createStatement()) {
+            s.execute("ALTER SCHEMA public OWNER TO " + app);
+        }
+        String url = SharedInfra.postgres().jdbcUrl(payments);
+        Flyway.configure().dataSource(url, app, "p").locations("classpath:db/payments").load().migrate();
+
+        try (Connection r = DriverManager.getConnection(url, relay, "r"); Statement s = r.createStatement()) {
+            s.executeQuery("SELECT count(*) FROM outbox_messages").close();
+            s.executeUpdate("UPDATE outbox_messages SET published_at = now() WHERE false");
+            assertThatThrownBy(() -> s.executeQuery("SELECT * FROM payments")).hasMessageContaining("permission denied");
+            assertThatThrownBy(() -> s.executeUpdate("UPDATE outbox_messages SET payload = '{}'"))
+                    .hasMessageContaining("permission denied");
+            assertThatThrownBy(() -> s.executeUpdate("INSERT INTO outbox_messages (id) VALUES (gen_random_uuid())"))
+                    .hasMessageContaining("permission denied");
+        }
+        assertThatThrownBy(() -> DriverManager.getConnection(url, accounting, "a").close())
+                .hasMessageContaining("permission denied for database");
+
+        try (ConfigurableApplicationContext cdc = RelayApplication.builder().run(
+                "--server.port=" + Ports.free(),
+                "--relay.db.port=" + SharedInfra.postgres().port(),
+                "--relay.db.name=" + payments,
+                "--relay.db.user=" + relay,
+                "--relay.db.password=r",
+                "--relay.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
+                "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
+                "--relay.cdc.slot-name=slot_" + suffix,
+                "--relay.cdc.offsets-topic=offsets-" + suffix);
+                Connection owner = DriverManager.getConnection(url, app, "p")) {
+            await().atMost(Duration.ofSeconds(90)).until(() -> {
+                try (Statement s = owner.createStatement(); var rs = s.executeQuery(
+                        "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = 'slot_" + suffix + "'")) {
+                    rs.next();
+                    return rs.getLong(1) == 1;
+                }
+            });
+            UUID id = UUID.randomUUID();
+            try (Statement s = owner.createStatement()) {
+                s.executeUpdate("""
+                        INSERT INTO outbox_messages (id, aggregate_type, aggregate_id, aggregate_version, event_type,
+                                                     schema_version, payload, occurred_at)
+                        VALUES ('%s', 'payment', gen_random_uuid(), 1, 'PaymentCreated', 1, '{}', now())""".formatted(id));
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> {
+                try (Statement s = owner.createStatement(); var rs = s.executeQuery(
+                        "SELECT published_at IS NOT NULL FROM outbox_messages WHERE id = '" + id + "'")) {
+                    rs.next();
+                    return rs.getBoolean(1);
+                }
+            });
+            assertThat(EventFixtures.read("t-" + suffix + ".payment.events", 1, Duration.ofSeconds(30))).hasSize(1);
+        }
+    }
+}
