@@ -89,96 +89,72 @@ public final class KafkaPublisher implements AutoCloseable {
             if (!keepGoing.getAsBoolean() || Thread.currentThread().isInterrupted()) {
                 throw new InterruptedException("relay stopping with " + pending.size() + " unacknowledged records");
             }
-            List<Future<RecordMetadata>> futures = new ArrayList<>(pending.size());
-            Exception sendFailure = null;
-            long deadline = System.nanoTime() + roundTimeout.toNanos();
-            long stopSending = System.nanoTime() + roundTimeout.toNanos() / 2;
-            for (OutboxRecord record : pending) {
-                if (System.nanoTime() > stopSending) {
-                    sendFailure = new org.apache.kafka.common.errors.TimeoutException("broker too slow to accept records");
-                    break;
-                }
-                try {
-                    futures.add(producer.send(record.toProducerRecord()));
-                } catch (Exception e) {
-                    sendFailure = e;
-                    break;
-                }
-            }
+            List<Exception> outcomes = sendOnce(pending);
             int firstRetriable = -1;
-            Exception retriableCause = sendFailure;
-            for (int i = 0; i < futures.size(); i++) {
-                Exception cause = await(futures.get(i), deadline);
-                if (cause == null) {
-                    if (firstRetriable < 0) {
-                        acknowledged.add(pending.get(i));
-                    }
+            for (int i = 0; i < outcomes.size() && firstRetriable < 0; i++) {
+                Exception failure = outcomes.get(i);
+                if (failure == null) {
+                    acknowledged.add(pending.get(i));
+                } else if (isPermanent(failure)) {
+                    rejected.add(new Rejected(pending.get(i), failure));
                 } else {
-                    if (isPermanent(cause)) {
-                        if (firstRetriable < 0) {
-                            rejected.add(new Rejected(pending.get(i), cause));
-                        }
-                    } else if (firstRetriable < 0) {
-                        firstRetriable = i;
-                        retriableCause = cause;
-                    }
+                    firstRetriable = i;
                 }
-            }
-            if (firstRetriable < 0 && sendFailure != null) {
-                firstRetriable = futures.size();
             }
             if (firstRetriable < 0) {
                 break;
             }
+            Exception cause = outcomes.get(firstRetriable);
             pending = pending.subList(firstRetriable, pending.size());
             retries.increment();
             Duration pause = backoff(round++);
             log.warn("Kafka did not acknowledge {} records ({}); retrying in {} ms", pending.size(),
-                    retriableCause == null ? "unknown" : retriableCause.getClass().getSimpleName(), pause.toMillis());
+                    cause.getClass().getSimpleName(), pause.toMillis());
             Thread.sleep(pause.toMillis());
         }
-        published.increment(acknowledged.size());
         return new Outcome(acknowledged, rejected);
     }
 
     /**
      * One round, no retries of its own: sends the records in order and reports, per record, {@code null} when
-     * Kafka acknowledged it or the failure. After the first send that cannot even be handed to the producer
-     * (broker unreachable), the rest are reported failed without waiting again, so a round stays within the
-     * producer's delivery timeout.
+     * Kafka acknowledged it or the failure. A record the producer refuses outright (it cannot be serialized, it
+     * is too large) fails alone; once the broker is too slow to take records (half the delivery timeout has
+     * passed, or a send timed out) the rest are reported failed without being sent, and no acknowledgement is
+     * awaited past the delivery timeout, so a round stays within it whatever the producer does.
      *
      * @throws InterruptedException when the thread is interrupted (shutdown); nothing is reported then
      */
     public List<Exception> sendOnce(List<OutboxRecord> records) throws InterruptedException {
-        List<Future<RecordMetadata>> futures = new ArrayList<>(records.size());
-        Exception sendFailure = null;
         long deadline = System.nanoTime() + roundTimeout.toNanos();
         long stopSending = System.nanoTime() + roundTimeout.toNanos() / 2;
+        List<Object> sent = new ArrayList<>(records.size());
+        Exception brokerFailure = null;
         for (OutboxRecord record : records) {
-            if (System.nanoTime() > stopSending) {
-                sendFailure = new org.apache.kafka.common.errors.TimeoutException("broker too slow to accept records");
-                break;
+            if (brokerFailure == null && System.nanoTime() > stopSending) {
+                brokerFailure = new org.apache.kafka.common.errors.TimeoutException("broker too slow to accept records");
+            }
+            if (brokerFailure != null) {
+                sent.add(brokerFailure);
+                continue;
             }
             try {
-                futures.add(producer.send(record.toProducerRecord()));
+                sent.add(producer.send(record.toProducerRecord()));
             } catch (org.apache.kafka.common.errors.InterruptException e) {
                 throw new InterruptedException("interrupted while sending");
             } catch (Exception e) {
-                sendFailure = e;
-                break;
+                sent.add(e);
+                if (!isPermanent(e)) {
+                    brokerFailure = e;
+                }
             }
         }
         List<Exception> outcomes = new ArrayList<>(records.size());
         int acknowledged = 0;
-        for (Future<RecordMetadata> future : futures) {
-            Exception failure = await(future, deadline);
+        for (Object s : sent) {
+            @SuppressWarnings("unchecked")
+            Exception failure = s instanceof Exception e ? e : await((Future<RecordMetadata>) s, deadline);
             outcomes.add(failure);
-            if (failure == null) {
-                acknowledged++;
-            }
-        }
-        while (outcomes.size() < records.size()) {
-            outcomes.add(sendFailure);
+            acknowledged += failure == null ? 1 : 0;
         }
         published.increment(acknowledged);
         return outcomes;
