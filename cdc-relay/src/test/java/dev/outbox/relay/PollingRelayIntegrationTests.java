@@ -67,6 +67,36 @@ class PollingRelayIntegrationTests {
     }
 
     @Test
+    void perAggregateOrderKeepsEachAggregatesVersionsInOrderAcrossFourWorkers() throws Exception {
+        String database = RelayFixtures.paymentsDatabase();
+        JdbcClient jdbc = recordClaims(database);
+        String suffix = "porder" + Long.toHexString(System.nanoTime());
+        List<RelayFixtures.Event> inserted = RelayFixtures.insertEvents(database, 300, 4);
+
+        try (ConfigurableApplicationContext relay = polling(database, SharedInfra.kafka().bootstrapServers(), suffix,
+                "--relay.polling.workers=4", "--relay.polling.batch-size=20", "--relay.polling.idle-sleep=20ms",
+                "--relay.polling.per-aggregate-order=true")) {
+            await().atMost(Duration.ofSeconds(120)).until(() -> pending(jdbc) == 0);
+        }
+
+        assertThat(jdbc.sql("""
+                SELECT count(*) FROM claim_log later JOIN outbox_messages m ON m.id = later.id
+                  JOIN claim_log earlier_claim ON earlier_claim.id IN (
+                       SELECT e.id FROM outbox_messages e
+                        WHERE e.aggregate_id = m.aggregate_id AND e.aggregate_version < m.aggregate_version)
+                 WHERE later.claimed_at < earlier_claim.claimed_at""").query(Long.class).single())
+                .as("a later version claimed before an earlier one of its aggregate").isZero();
+        java.util.Map<String, List<Long>> versions = new java.util.HashMap<>();
+        for (var r : RelayFixtures.readUntilAll(SharedInfra.kafka().bootstrapServers(), "t-" + suffix
+                + ".payment.events", RelayFixtures.idsOf(inserted), Duration.ofSeconds(60))) {
+            versions.computeIfAbsent(r.key(), k -> new ArrayList<>())
+                    .add(Long.parseLong(RelayFixtures.header(r, "aggregate_version")));
+        }
+        assertThat(versions).hasSize(300);
+        versions.values().forEach(v -> assertThat(v).containsExactly(1L, 2L, 3L, 4L));
+    }
+
+    @Test
     void brokerDownGrowsAttemptsRespectsNextAttemptAtAndJitters() throws Exception {
         String database = RelayFixtures.paymentsDatabase();
         JdbcClient jdbc = recordClaims(database);
