@@ -16,22 +16,23 @@ import org.springframework.stereotype.Component;
 @Component
 final class LedgerRepository {
 
-    /** Serializes every transaction that touches one payment, so a parked successor is never missed. */
-    private static final String LOCK_PAYMENT = """
-            SELECT pg_advisory_xact_lock(hashtext(:consumer), hashtext(CAST(:paymentId AS text)))
+    /**
+     * Takes the payment's transaction-scoped lock, which serializes every transaction that touches one payment (so
+     * a parked successor is never missed), and reads its last applied version, in one round trip.
+     */
+    private static final String LOCK_AND_READ_VERSION = """
+            SELECT COALESCE((SELECT last_version FROM payment_positions
+                              WHERE consumer_name = :consumer AND payment_id = :paymentId), 0)
+              FROM (SELECT pg_advisory_xact_lock(hashtext(:consumer), hashtext(CAST(:paymentId AS text)))) locked
             """;
 
-    private static final String LAST_VERSION = """
-            SELECT last_version FROM payment_positions WHERE consumer_name = :consumer AND payment_id = :paymentId
-            """;
-
-    private static final String INSERT_ENTRY = """
-            INSERT INTO ledger_entries (consumer_name, event_id, payment_id, aggregate_version, entry_type, amount,
-                                        currency, trace_id, created_at)
-            VALUES (:consumer, :eventId, :paymentId, :version, :type, :amount, :currency, :traceId, :now)
-            """;
-
-    private static final String ADVANCE = """
+    /** The ledger entry and the payment's new position, in one round trip. */
+    private static final String APPLY = """
+            WITH entry AS (
+                INSERT INTO ledger_entries (consumer_name, event_id, payment_id, aggregate_version, entry_type,
+                                            amount, currency, trace_id, created_at)
+                VALUES (:consumer, :eventId, :paymentId, :version, :type, :amount, :currency, :traceId, :now)
+            )
             INSERT INTO payment_positions (consumer_name, payment_id, last_version, currency, updated_at)
             VALUES (:consumer, :paymentId, :version, :currency, :now)
             ON CONFLICT (consumer_name, payment_id)
@@ -69,14 +70,10 @@ final class LedgerRepository {
         this.jdbc = jdbc;
     }
 
-    void lockPayment(String consumer, UUID paymentId) {
-        jdbc.sql(LOCK_PAYMENT).param("consumer", consumer).param("paymentId", paymentId.toString())
-                .query((rs, n) -> 1).list();
-    }
-
-    long lastVersion(String consumer, UUID paymentId) {
-        return jdbc.sql(LAST_VERSION).param("consumer", consumer).param("paymentId", paymentId)
-                .query(Long.class).optional().orElse(0L);
+    /** Locks the payment for this transaction and returns its last applied version (0 if none). */
+    long lockAndReadVersion(String consumer, UUID paymentId) {
+        return jdbc.sql(LOCK_AND_READ_VERSION).param("consumer", consumer).param("paymentId", paymentId)
+                .query(Long.class).single();
     }
 
     Optional<String> currency(String consumer, UUID paymentId) {
@@ -85,8 +82,7 @@ final class LedgerRepository {
     }
 
     void apply(String consumer, PaymentEvent event, String traceId) {
-        Timestamp now = Timestamp.from(Instant.now());
-        jdbc.sql(INSERT_ENTRY)
+        jdbc.sql(APPLY)
                 .param("consumer", consumer)
                 .param("eventId", event.id())
                 .param("paymentId", event.paymentId())
@@ -95,14 +91,7 @@ final class LedgerRepository {
                 .param("amount", event.ledgerAmount())
                 .param("currency", event.currency())
                 .param("traceId", traceId)
-                .param("now", now)
-                .update();
-        jdbc.sql(ADVANCE)
-                .param("consumer", consumer)
-                .param("paymentId", event.paymentId())
-                .param("version", event.version())
-                .param("currency", event.currency())
-                .param("now", now)
+                .param("now", Timestamp.from(Instant.now()))
                 .update();
     }
 

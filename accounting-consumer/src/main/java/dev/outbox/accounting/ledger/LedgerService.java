@@ -54,8 +54,7 @@ public final class LedgerService {
             log.debug("duplicate event {} ignored", event.id());
             return count(Outcome.DUPLICATE);
         }
-        ledger.lockPayment(consumer, event.paymentId());
-        long last = ledger.lastVersion(consumer, event.paymentId());
+        long last = ledger.lockAndReadVersion(consumer, event.paymentId());
         if (event.version() <= last) {
             log.debug("stale event {} (version {} <= {}) ignored", event.id(), event.version(), last);
             return count(Outcome.STALE);
