@@ -36,8 +36,10 @@ final class PipelineHarness implements AutoCloseable {
     private final Map<Component, Process> processes = new EnumMap<>(Component.class);
     private final Map<Component, Integer> ports = new EnumMap<>(Component.class);
     private final Path logs;
+    private final String relayMode;
 
     PipelineHarness(String relayMode) throws Exception {
+        this.relayMode = relayMode;
         logs = Files.createDirectories(Path.of("target", "harness-" + Long.toHexString(System.nanoTime())));
         postgres = PostgresServer.start(Ports.free(), null, false);
         postgres.createDatabase("payments").createDatabase("accounting");
@@ -47,13 +49,10 @@ final class PipelineHarness implements AutoCloseable {
         for (Component c : new Component[] {Component.API, Component.RELAY, Component.CONSUMER}) {
             ports.put(c, Ports.free());
         }
-        this.relayMode = relayMode;
         start(Component.API);
         start(Component.RELAY);
         start(Component.CONSUMER);
     }
-
-    private final String relayMode;
 
     String apiUrl() {
         return "http://127.0.0.1:" + ports.get(Component.API);

@@ -48,7 +48,8 @@ class CdcSafetyNetIntegrationTests {
                     .tag("role", "safety-net").counter().count();
             assertThat(swept).isGreaterThanOrEqualTo(100);
         }
-        Set<String> seen = RelayFixtures.readUntilAll(kafka, "t-" + suffix + ".payment.events", RelayFixtures.idsOf(inserted),
+        Set<String> seen = RelayFixtures.readUntilAll(kafka, "t-" + suffix + ".payment.events",
+                RelayFixtures.idsOf(inserted),
                 Duration.ofSeconds(60)).stream().map(r -> RelayFixtures.header(r, "id")).collect(Collectors.toSet());
         assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
     }

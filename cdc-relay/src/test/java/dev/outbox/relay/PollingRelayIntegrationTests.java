@@ -202,7 +202,8 @@ class PollingRelayIntegrationTests {
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0);
         }
 
-        Set<String> seen = ids(RelayFixtures.readUntilAll(kafka, "t-" + suffix + ".payment.events", RelayFixtures.idsOf(inserted),
+        Set<String> seen = ids(RelayFixtures.readUntilAll(kafka, "t-" + suffix + ".payment.events",
+                RelayFixtures.idsOf(inserted),
                 Duration.ofSeconds(60)));
         assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
     }
