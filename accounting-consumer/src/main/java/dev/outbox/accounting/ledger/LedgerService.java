@@ -35,7 +35,7 @@ public final class LedgerService {
     private final LedgerRepository ledger;
     private final EventParser parser;
     private final String consumer;
-    private final MeterRegistry meters;
+    private final java.util.Map<Outcome, Counter> outcomes = new java.util.EnumMap<>(Outcome.class);
 
     LedgerService(Inbox inbox, LedgerRepository ledger, EventParser parser, AccountingProperties properties,
             MeterRegistry meters) {
@@ -43,7 +43,10 @@ public final class LedgerService {
         this.ledger = ledger;
         this.parser = parser;
         this.consumer = properties.consumerName();
-        this.meters = meters;
+        for (Outcome outcome : Outcome.values()) {
+            outcomes.put(outcome, Counter.builder("accounting_events").tag("outcome", outcome.name().toLowerCase())
+                    .register(meters));
+        }
     }
 
     public Outcome apply(PaymentEvent event, String traceId) {
@@ -95,8 +98,7 @@ public final class LedgerService {
     }
 
     private Outcome count(Outcome outcome) {
-        Counter.builder("accounting_events").tag("outcome", outcome.name().toLowerCase()).register(meters)
-                .increment();
+        outcomes.get(outcome).increment();
         return outcome;
     }
 }

@@ -14,10 +14,12 @@ record Money(BigDecimal amount, Currency currency) {
         if (code == null || !code.matches("[A-Z]{3}")) {
             throw ApiException.invalid("currency must be an ISO 4217 code such as EUR.");
         }
-        Currency currency = Currency.getAvailableCurrencies().stream()
-                .filter(c -> c.getCurrencyCode().equals(code))
-                .findFirst()
-                .orElseThrow(() -> ApiException.invalid("Unknown currency " + code + "."));
+        Currency currency;
+        try {
+            currency = Currency.getInstance(code);
+        } catch (IllegalArgumentException e) {
+            throw ApiException.invalid("Unknown currency " + code + ".");
+        }
         if (currency.getDefaultFractionDigits() < 0) {
             throw ApiException.invalid("Currency " + code + " is not a payment currency.");
         }

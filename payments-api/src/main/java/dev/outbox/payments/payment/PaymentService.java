@@ -59,7 +59,8 @@ final class PaymentService {
                     PaymentCreated.TYPE, PaymentEvents.SCHEMA_VERSION,
                     json.writeValueAsString(new PaymentCreated(paymentId, clientId, money.plain(), money.code(), now)),
                     traceparent, now));
-            Payment created = payments.find(paymentId, clientId).orElseThrow();
+            Payment created = new Payment(paymentId, clientId, money.amount(), money.code(), request.description(),
+                    BigDecimal.ZERO, Payment.CREATED, 1, now, now);
             return StoredResponse.created(json.writeValueAsBytes(PaymentView.of(created)), paymentId);
         }, "POST /payments", money.plain(), money.code(), request.description());
     }
