@@ -14,7 +14,8 @@ GRANT CONNECT ON DATABASE accounting TO accounting_app;
 
 \connect payments
 -- the migration creates payments_relay; create it here too so the membership can be granted up front
-CREATE ROLE payments_relay NOLOGIN;
+-- (roles are cluster-wide: another database's migration may have created it already)
+DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'payments_relay') THEN CREATE ROLE payments_relay NOLOGIN; END IF; END $$;
 GRANT payments_relay TO relay;
 -- payments_app owns the schema so its migrations can create the publication and grant to payments_relay
 ALTER SCHEMA public OWNER TO payments_app;

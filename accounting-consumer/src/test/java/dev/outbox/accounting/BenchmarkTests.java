@@ -193,7 +193,7 @@ class BenchmarkTests {
         try (ConfigurableApplicationContext relay = RelayApplication.builder()
                 .run(relayArgs(payments, kafka, suffix, "cdc"));
                 ConfigurableApplicationContext api = new SpringApplicationBuilder(PaymentsApplication.class).run(
-                        "--server.port=0", "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(payments),
+                        "--server.port=0", "--management.server.port=0", "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(payments),
                         "--spring.datasource.username=" + PostgresServer.USER,
                         "--spring.datasource.password=" + PostgresServer.PASSWORD);
                 ConfigurableApplicationContext consumer = AccountingApplication.builder().run(

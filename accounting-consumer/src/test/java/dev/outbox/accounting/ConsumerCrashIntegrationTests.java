@@ -48,12 +48,14 @@ class ConsumerCrashIntegrationTests {
         }
         Path marker = Files.createTempDirectory("crash").resolve("reached");
         int port = Ports.free();
+        int management = Ports.free();
         Map<String, String> env = new HashMap<>(Map.of(
                 "ACCOUNTING_DB_URL", SharedInfra.postgres().jdbcUrl(database),
                 "KAFKA_BOOTSTRAP_SERVERS", SharedInfra.kafka().bootstrapServers(),
                 "ACCOUNTING_GROUP_ID", "crash-group",
                 "ACCOUNTING_TOPIC", topic,
-                "ACCOUNTING_HTTP_PORT", String.valueOf(port)));
+                "ACCOUNTING_HTTP_PORT", String.valueOf(port),
+                "ACCOUNTING_MANAGEMENT_PORT", String.valueOf(management)));
         Map<String, String> crashing = new HashMap<>(env);
         crashing.put("ACCOUNTING_CRASH_POINT", "after-db-commit");
         crashing.put("ACCOUNTING_CRASH_POINT_FILE", marker.toString());
@@ -74,7 +76,7 @@ class ConsumerCrashIntegrationTests {
         try {
             await().atMost(Duration.ofSeconds(120)).until(() -> ledgerCount(jdbc) == events.size());
             await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
-                    assertThat(duplicatesSeenBy(port)).isGreaterThanOrEqualTo(committedBeforeKill));
+                    assertThat(duplicatesSeenBy(management)).isGreaterThanOrEqualTo(committedBeforeKill));
         } finally {
             JavaProcess.kill(second);
         }
@@ -93,10 +95,11 @@ class ConsumerCrashIntegrationTests {
     }
 
     /** The restarted process's own count of redeliveries it ignored, read from its Prometheus endpoint. */
-    private static double duplicatesSeenBy(int port) {
+    private static double duplicatesSeenBy(int managementPort) {
         try {
             String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/actuator/prometheus")).build(),
+                    URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus"))
+                    .header("Authorization", "Bearer local-admin-token").build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             return metrics.lines().filter(l -> l.startsWith("accounting_events_total{") && l.contains("duplicate"))
                     .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();

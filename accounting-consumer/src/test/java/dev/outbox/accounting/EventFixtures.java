@@ -79,7 +79,7 @@ final class EventFixtures {
     /** Spring arguments for a consumer in this JVM. */
     static String[] consumerArgs(String database, String topic, String group, String... extra) {
         List<String> args = new ArrayList<>(List.of(
-                "--server.port=0",
+                "--server.port=0", "--management.server.port=0",
                 "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
                 "--spring.datasource.username=" + PostgresServer.USER,
                 "--spring.datasource.password=" + PostgresServer.PASSWORD,

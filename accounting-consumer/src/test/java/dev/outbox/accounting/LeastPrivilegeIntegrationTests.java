@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The roles compose uses (docker/postgres/init.sql), on a real PostgreSQL: the relay can read and mark the outbox
+ * The roles compose and the local run create (docker/postgres/init.sql, applied as is), on a real PostgreSQL: the relay can read and mark the outbox
  * and stream it by CDC, but cannot read payments or rewrite an event; the consumer cannot even connect to the
  * payments database; payments-api's role owns and migrates its database.
  */
@@ -26,30 +26,17 @@ class LeastPrivilegeIntegrationTests {
 
     @Test
     void eachServiceCanDoItsJobAndNothingMore() throws Exception {
-        String tag = Long.toHexString(System.nanoTime());
-        String app = "payments_app_" + tag;
-        String relay = "relay_" + tag;
-        String accounting = "accounting_app_" + tag;
-        String payments = "payments_lp_" + tag;
-        String suffix = "lp" + tag;
-        try (Connection admin = SharedInfra.postgres().connect("postgres"); Statement s = admin.createStatement()) {
-            s.execute("CREATE ROLE " + app + " LOGIN PASSWORD 'p'");
-            s.execute("CREATE ROLE " + accounting + " LOGIN PASSWORD 'a'");
-            s.execute("CREATE ROLE " + relay + " LOGIN REPLICATION PASSWORD 'r'");
-            s.execute("CREATE DATABASE " + payments + " OWNER " + app);
-            s.execute("REVOKE CONNECT ON DATABASE " + payments + " FROM PUBLIC");
-            s.execute("GRANT CONNECT ON DATABASE " + payments + " TO " + app + ", " + relay);
-            s.execute("DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'payments_relay') THEN "
-                    + "CREATE ROLE payments_relay NOLOGIN; END IF; END $$");
-            s.execute("GRANT payments_relay TO " + relay);
-        }
-        try (Connection owner = SharedInfra.postgres().connect(payments); Statement s = owner.createStatement()) {
-            s.execute("ALTER SCHEMA public OWNER TO " + app);
-        }
+        // the very script compose runs on an empty data directory, and the local run on its first start
+        SharedInfra.postgres().applyInitScript();
+        String app = "payments_app";
+        String relay = "relay";
+        String accounting = "accounting_app";
+        String payments = "payments";
+        String suffix = "lp" + Long.toHexString(System.nanoTime());
         String url = SharedInfra.postgres().jdbcUrl(payments);
-        Flyway.configure().dataSource(url, app, "p").locations("classpath:db/payments").load().migrate();
+        Flyway.configure().dataSource(url, app, "payments_app").locations("classpath:db/payments").load().migrate();
 
-        try (Connection r = DriverManager.getConnection(url, relay, "r"); Statement s = r.createStatement()) {
+        try (Connection r = DriverManager.getConnection(url, relay, "relay"); Statement s = r.createStatement()) {
             s.executeQuery("SELECT count(*) FROM outbox_messages").close();
             s.executeUpdate("UPDATE outbox_messages SET published_at = now() WHERE false");
             assertThatThrownBy(() -> s.executeQuery("SELECT * FROM payments")).hasMessageContaining("permission denied");
@@ -58,7 +45,7 @@ class LeastPrivilegeIntegrationTests {
             assertThatThrownBy(() -> s.executeUpdate("INSERT INTO outbox_messages (id) VALUES (gen_random_uuid())"))
                     .hasMessageContaining("permission denied");
         }
-        assertThatThrownBy(() -> DriverManager.getConnection(url, accounting, "a").close())
+        assertThatThrownBy(() -> DriverManager.getConnection(url, accounting, "accounting_app").close())
                 .hasMessageContaining("permission denied for database");
 
         try (ConfigurableApplicationContext cdc = RelayApplication.builder().run(
@@ -66,12 +53,12 @@ class LeastPrivilegeIntegrationTests {
                 "--relay.db.port=" + SharedInfra.postgres().port(),
                 "--relay.db.name=" + payments,
                 "--relay.db.user=" + relay,
-                "--relay.db.password=r",
+                "--relay.db.password=relay",
                 "--relay.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
                 "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
                 "--relay.cdc.slot-name=slot_" + suffix,
                 "--relay.cdc.offsets-topic=offsets-" + suffix);
-                Connection owner = DriverManager.getConnection(url, app, "p")) {
+                Connection owner = DriverManager.getConnection(url, app, "payments_app")) {
             await().atMost(Duration.ofSeconds(90)).until(() -> {
                 try (Statement s = owner.createStatement(); var rs = s.executeQuery(
                         "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = 'slot_" + suffix + "'")) {

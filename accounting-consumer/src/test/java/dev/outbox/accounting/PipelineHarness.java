@@ -68,7 +68,7 @@ final class PipelineHarness implements AutoCloseable {
                         .logTo(logs.resolve(component.name().toLowerCase() + ".log")).start();
                 processes.put(component, p);
                 await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
-                        .until(() -> healthy(ports.get(component)));
+                        .until(() -> healthy(ports.get(component), component == Component.RELAY ? "/actuator/health" : "/readyz"));
             }
         }
     }
@@ -99,7 +99,8 @@ final class PipelineHarness implements AutoCloseable {
         return switch (component) {
             case API -> Map.of(
                     "PAYMENTS_DB_URL", postgres.jdbcUrl("payments"),
-                    "PAYMENTS_HTTP_PORT", String.valueOf(ports.get(component)));
+                    "PAYMENTS_HTTP_PORT", String.valueOf(ports.get(component)),
+                    "PAYMENTS_MANAGEMENT_PORT", "0");
             case RELAY -> Map.of(
                     "RELAY_MODE", relayMode,
                     "RELAY_DB_PORT", String.valueOf(postgres.port()),
@@ -111,7 +112,8 @@ final class PipelineHarness implements AutoCloseable {
             case CONSUMER -> Map.of(
                     "ACCOUNTING_DB_URL", postgres.jdbcUrl("accounting"),
                     "KAFKA_BOOTSTRAP_SERVERS", kafkaServers,
-                    "ACCOUNTING_HTTP_PORT", String.valueOf(ports.get(component)));
+                    "ACCOUNTING_HTTP_PORT", String.valueOf(ports.get(component)),
+                    "ACCOUNTING_MANAGEMENT_PORT", "0");
             default -> throw new IllegalArgumentException(component.name());
         };
     }
@@ -125,10 +127,10 @@ final class PipelineHarness implements AutoCloseable {
         };
     }
 
-    private static boolean healthy(int port) {
+    private static boolean healthy(int port, String path) {
         try {
             return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/actuator/health")).timeout(Duration.ofSeconds(2))
+                    URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(2))
                     .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         } catch (Exception e) {
             return false;

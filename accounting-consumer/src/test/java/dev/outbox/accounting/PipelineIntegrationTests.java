@@ -57,7 +57,7 @@ class PipelineIntegrationTests {
                 "--relay.cdc.offsets-topic=offsets-" + suffix);
                 ConfigurableApplicationContext api = new org.springframework.boot.builder.SpringApplicationBuilder(
                         PaymentsApplication.class).run(
-                        "--server.port=0",
+                        "--server.port=0", "--management.server.port=0",
                         "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(payments),
                         "--spring.datasource.username=" + PostgresServer.USER,
                         "--spring.datasource.password=" + PostgresServer.PASSWORD);

@@ -55,11 +55,11 @@ class PostgresRestartIntegrationTests {
                     "--relay.polling.safety-net-grace=10s",
                     "--relay.polling.safety-net-interval=2s");
                     ConfigurableApplicationContext api = new SpringApplicationBuilder(PaymentsApplication.class).run(
-                            "--server.port=0",
+                            "--server.port=0", "--management.server.port=0",
                             "--spring.datasource.url=" + pg.jdbcUrl("payments"),
                             "--spring.datasource.hikari.connection-timeout=2000");
                     ConfigurableApplicationContext consumer = AccountingApplication.builder().run(
-                            "--server.port=0",
+                            "--server.port=0", "--management.server.port=0",
                             "--spring.datasource.url=" + pg.jdbcUrl("accounting"),
                             "--spring.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
                             "--spring.kafka.consumer.group-id=" + suffix,

@@ -4,11 +4,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * @param mode                 {@code cdc} (default), {@code polling} or {@code auto}; anything else fails the start-up
- * @param adminTokenSha256     SHA-256 (hex) of the bearer token the /admin endpoints require; empty disables them
+ * @param mode {@code cdc} (default), {@code polling} or {@code auto}; anything else fails the start-up
  */
 @ConfigurationProperties("relay")
-public record RelayProperties(@DefaultValue("cdc") Mode mode, @DefaultValue("") String adminTokenSha256) {
+public record RelayProperties(@DefaultValue("cdc") Mode mode) {
 
     /** {@code auto}: cdc, falling back to polling when logical replication is unavailable or the slot is lost. */
     public enum Mode { cdc, polling, auto }

@@ -54,7 +54,7 @@ class CdcRelayIntegrationTests {
     static void start() {
         database = RelayFixtures.paymentsDatabase();
         api = new SpringApplicationBuilder(PaymentsApplication.class).run(
-                "--server.port=0",
+                "--server.port=0", "--management.server.port=0",
                 "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
                 "--spring.datasource.username=" + PostgresServer.USER,
                 "--spring.datasource.password=" + PostgresServer.PASSWORD);
@@ -204,21 +204,26 @@ class CdcRelayIntegrationTests {
     @Test
     void exposesSlotHealthAndBacklogMetrics() throws Exception {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            JsonNode health = JSON.readTree(get("/actuator/health"));
+            JsonNode health = JSON.readTree(get("/actuator/health", null).body());
             JsonNode slot = health.path("components").path("cdcSlot").path("details");
             assertThat(slot.path("role").asString()).isEqualTo("leader");
             assertThat(slot.path("slotActive").asBoolean()).isTrue();
             assertThat(slot.path("walStatus").asString()).isIn("reserved", "extended");
             assertThat(slot.path("lagBytes").asLong()).isGreaterThanOrEqualTo(0);
         });
-        String metrics = get("/actuator/prometheus");
+        assertThat(get("/actuator/prometheus", null).statusCode()).isEqualTo(401);
+        assertThat(get("/actuator/prometheus", "not-the-admin-token").statusCode()).isEqualTo(401);
+        String metrics = get("/actuator/prometheus", "local-admin-token").body();
         assertThat(metrics).contains("outbox_cdc_slot_lag_bytes", "outbox_pending ",
                 "outbox_oldest_pending_age_seconds", "outbox_relay_published_total");
     }
 
-    private static String get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + relayPort + path)).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
+    private static HttpResponse<String> get(String path, String adminToken) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + relayPort + path));
+        if (adminToken != null) {
+            request.header("Authorization", "Bearer " + adminToken);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static UUID eventIdOf(UUID paymentId) {

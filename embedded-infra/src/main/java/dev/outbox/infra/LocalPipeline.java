@@ -46,7 +46,15 @@ public final class LocalPipeline {
 
         say("starting PostgreSQL on 127.0.0.1:" + pgPort + " (data in " + home.resolve("postgres") + ")");
         PostgresServer postgres = PostgresServer.start(pgPort, home.resolve("postgres"), true);
-        postgres.createDatabase("payments").createDatabase("accounting");
+        try {
+            if (postgres.applyInitScript()) {
+                say("created the databases and the services' least-privilege roles (docker/postgres/init.sql)");
+            }
+        } catch (IllegalStateException e) {
+            postgres.close();
+            throw new IllegalStateException("could not create the roles; a data directory from an older build "
+                    + "has the databases without them: delete " + home + " for a clean slate", e);
+        }
         say("starting Kafka on 127.0.0.1:" + kafkaPort);
         KafkaBroker kafka = new KafkaBroker(kafkaPort, controllerPort, home.resolve("kafka")).start();
 
@@ -70,20 +78,26 @@ public final class LocalPipeline {
 
         String db = "jdbc:postgresql://127.0.0.1:" + pgPort + "/";
         Map<String, String> common = Map.of("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        // the roles and passwords of docker/postgres/init.sql, as in compose
         services.add(launch("payments-api", logs, common, Map.of(
-                "PAYMENTS_DB_URL", db + "payments"), 8080));
+                "PAYMENTS_DB_URL", db + "payments", "PAYMENTS_DB_USER", "payments_app",
+                "PAYMENTS_DB_PASSWORD", "payments_app"), 8080, "/readyz"));
         services.add(launch("cdc-relay", logs, common, Map.of(
-                "RELAY_DB_HOST", "127.0.0.1", "RELAY_DB_PORT", String.valueOf(pgPort), "RELAY_DB_NAME", "payments"),
-                8081));
+                "RELAY_DB_HOST", "127.0.0.1", "RELAY_DB_PORT", String.valueOf(pgPort), "RELAY_DB_NAME", "payments",
+                "RELAY_DB_USER", "relay", "RELAY_DB_PASSWORD", "relay"), 8081, "/actuator/health"));
         services.add(launch("accounting-consumer", logs, common, Map.of(
-                "ACCOUNTING_DB_URL", db + "accounting"), 8082));
+                "ACCOUNTING_DB_URL", db + "accounting", "ACCOUNTING_DB_USER", "accounting_app",
+                "ACCOUNTING_DB_PASSWORD", "accounting_app"), 8082, "/readyz"));
 
         say("""
                 the pipeline is up (logs in %s)
                   payments-api         http://127.0.0.1:8080   (API key for client-a: local-key-client-a)
-                  cdc-relay            http://127.0.0.1:8081/actuator/health
                   accounting-consumer  http://127.0.0.1:8082/ledger/payments/{id}
-                  PostgreSQL           127.0.0.1:%d (postgres/postgres), Kafka 127.0.0.1:%d
+                  operations           cdc-relay http://127.0.0.1:8081, payments-api http://127.0.0.1:9080,
+                                       accounting-consumer http://127.0.0.1:9082: /actuator/health is open,
+                                       the rest (and the relay's /admin) needs 'Authorization: Bearer local-admin-token'
+                  PostgreSQL           127.0.0.1:%d (services: payments_app, relay, accounting_app;
+                                       admin: postgres/postgres), Kafka 127.0.0.1:%d
                 try:
                   curl -s -X POST http://127.0.0.1:8080/payments -H 'Authorization: Bearer local-key-client-a' \\
                        -H 'Idempotency-Key: demo-1' -H 'Content-Type: application/json' \\
@@ -93,7 +107,7 @@ public final class LocalPipeline {
     }
 
     private static Process launch(String service, Path logs, Map<String, String> common, Map<String, String> own,
-            int port) {
+            int port, String readiness) {
         Path jar = jarOf(service);
         Map<String, String> env = new LinkedHashMap<>(common);
         env.putAll(own);
@@ -104,7 +118,7 @@ public final class LocalPipeline {
                 .logTo(logs.resolve(service + ".log"))
                 .start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!healthy(port)) {
+        while (!healthy(port, readiness)) {
             if (!process.isAlive() || System.nanoTime() > deadline) {
                 throw new IllegalStateException(service + " did not start; see " + logs.resolve(service + ".log"));
             }
@@ -124,9 +138,9 @@ public final class LocalPipeline {
         }
     }
 
-    private static boolean healthy(int port) {
+    private static boolean healthy(int port, String path) {
         try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                     .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         } catch (IOException e) {
             return false;

@@ -102,6 +102,57 @@ public final class PostgresServer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Creates the pipeline's databases and least-privilege roles from the compose stack's own init script
+     * (docker/postgres/init.sql, packaged as {@code local-postgres/init.sql}), once: nothing happens when the
+     * role payments_app exists already.
+     *
+     * @return whether the script ran
+     */
+    public boolean applyInitScript() {
+        try (Connection c = connect("postgres"); Statement s = c.createStatement();
+                var rs = s.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = 'payments_app'")) {
+            if (rs.next()) {
+                return false;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("could not read the roles", e);
+        }
+        String script;
+        try (var in = PostgresServer.class.getResourceAsStream("/local-postgres/init.sql")) {
+            if (in == null) {
+                throw new IllegalStateException("local-postgres/init.sql is not on the class path");
+            }
+            script = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        String database = "postgres";
+        StringBuilder statement = new StringBuilder();
+        java.util.List<String[]> statements = new java.util.ArrayList<>();
+        for (String line : script.split("\n")) {
+            String trimmed = line.strip();
+            if (trimmed.startsWith("\\connect ")) {
+                database = trimmed.substring("\\connect ".length()).strip();
+            } else if (!trimmed.isEmpty() && !trimmed.startsWith("--")) {
+                statement.append(line).append('\n');
+                if (trimmed.endsWith(";")) {
+                    statements.add(new String[] {database, statement.toString()});
+                    statement.setLength(0);
+                }
+            }
+        }
+        for (String[] each : statements) {
+            // one statement per round trip: CREATE DATABASE refuses to run inside the implicit transaction of a batch
+            try (Connection c = connect(each[0]); Statement s = c.createStatement()) {
+                s.execute(each[1]);
+            } catch (SQLException e) {
+                throw new IllegalStateException("init.sql failed on database " + each[0], e);
+            }
+        }
+        return true;
+    }
+
     public Connection connect(String database) throws SQLException {
         return DriverManager.getConnection(jdbcUrl(database), USER, PASSWORD);
     }

@@ -38,7 +38,8 @@ class ApiCrashIntegrationTests {
         Path marker = Files.createTempDirectory("api-crash").resolve("reached");
         Map<String, String> env = new HashMap<>(Map.of(
                 "PAYMENTS_DB_URL", SharedInfra.postgres().jdbcUrl(database),
-                "PAYMENTS_HTTP_PORT", String.valueOf(port)));
+                "PAYMENTS_HTTP_PORT", String.valueOf(port),
+                "PAYMENTS_MANAGEMENT_PORT", "0"));
         Map<String, String> crashing = new HashMap<>(env);
         crashing.put("PAYMENTS_CRASH_POINT", "after-commit");
         crashing.put("PAYMENTS_CRASH_POINT_FILE", marker.toString());
@@ -79,7 +80,7 @@ class ApiCrashIntegrationTests {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
             try {
                 return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/actuator/health")).build(),
+                        URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
                         HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
             } catch (Exception e) {
                 return false;

@@ -20,6 +20,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -303,6 +304,26 @@ class PaymentsApiIntegrationTests {
 
         assertProblem(none, 401, "unauthenticated");
         assertProblem(wrong, 401, "unauthenticated");
+    }
+
+    @Test
+    void operationsLiveOnTheManagementPortBehindTheAdminToken(@LocalManagementPort int management) {
+        assertThat(management).isNotEqualTo(port);
+        ApiClient ops = new ApiClient("http://127.0.0.1:" + management);
+
+        assertThat(ops.get("/actuator/health", "anything").statusCode()).isEqualTo(200);
+        HttpResponse<String> anonymous = ops.get("/actuator/prometheus", "not-the-admin-token");
+        assertThat(anonymous.statusCode()).isEqualTo(401);
+        assertThat(anonymous.body()).contains("urn:problem-type:admin:unauthenticated").doesNotContain("jvm_");
+        assertThat(ops.get("/actuator/info", "local-key-client-a").statusCode()).isEqualTo(401);
+        HttpResponse<String> admin = ops.get("/actuator/prometheus", "local-admin-token");
+        assertThat(admin.statusCode()).isEqualTo(200);
+        assertThat(admin.body()).contains("http_server_requests");
+
+        // the API port keeps the probes and nothing else of the actuator
+        assertThat(api.get("/readyz", "anything").statusCode()).isEqualTo(200);
+        assertThat(api.get("/livez", "anything").statusCode()).isEqualTo(200);
+        assertThat(api.get("/actuator/prometheus", "local-admin-token").statusCode()).isEqualTo(404);
     }
 
     @Test

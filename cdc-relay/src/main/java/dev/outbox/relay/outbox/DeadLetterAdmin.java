@@ -1,40 +1,28 @@
 package dev.outbox.relay.outbox;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Timestamp;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import jakarta.servlet.FilterChain;
-import jakarta.servlet.ServletException;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-
-import dev.outbox.relay.RelayProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.stereotype.Component;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.server.ResponseStatusException;
 
 /**
  * The runbook's dead-letter operations: list (payload redacted), inspect one, requeue one or a filtered set.
  * Requeue clears the mark and schedules the row now with the same id; the polling relay (or, in cdc mode, the
- * safety net after its grace period) publishes it. Every call needs the admin bearer token.
+ * safety net after its grace period) publishes it. Every call needs the admin bearer token
+ * ({@code admin.paths} in relay.yaml puts /admin/ behind {@link dev.outbox.security.AdminCredential}).
  */
 @RestController
 @RequestMapping("/admin/dead-letters")
@@ -122,45 +110,5 @@ final class DeadLetterAdmin {
                 .update();
         log.info("requeued {} dead letters (id={}, eventType={}, after={}, before={})", n, id, eventType, after, before);
         return n;
-    }
-
-    /** Bearer-token check for /admin/**: only the token's SHA-256 is configured. */
-    @Component
-    static final class AdminToken extends OncePerRequestFilter {
-        private final byte[] expected;
-
-        AdminToken(RelayProperties properties) {
-            String hex = properties.adminTokenSha256();
-            this.expected = hex.isBlank() ? null : HexFormat.of().parseHex(hex);
-        }
-
-        @Override
-        protected boolean shouldNotFilter(HttpServletRequest request) {
-            return !request.getRequestURI().startsWith("/admin/");
-        }
-
-        @Override
-        protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-                throws ServletException, IOException {
-            String header = request.getHeader("Authorization");
-            if (expected == null || header == null || !header.startsWith("Bearer ")
-                    || !MessageDigest.isEqual(expected, sha256(header.substring(7).trim()))) {
-                response.setStatus(expected == null ? HttpStatus.FORBIDDEN.value() : HttpStatus.UNAUTHORIZED.value());
-                response.setContentType("application/problem+json");
-                response.getWriter().write(expected == null
-                        ? "{\"title\":\"Admin endpoints disabled\",\"status\":403}"
-                        : "{\"title\":\"Unauthenticated\",\"status\":401}");
-                return;
-            }
-            chain.doFilter(request, response);
-        }
-
-        private static byte[] sha256(String value) {
-            try {
-                return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException(e);
-            }
-        }
     }
 }

@@ -1,10 +1,6 @@
 package dev.outbox.payments.web;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -13,6 +9,7 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
+import dev.outbox.security.BearerDigest;
 import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Component;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -24,7 +21,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 @Component
 final class ApiKeyAuthentication extends OncePerRequestFilter {
 
-    private final Map<String, byte[]> digestsByClient = new LinkedHashMap<>();
+    private final Map<String, BearerDigest> digestsByClient = new LinkedHashMap<>();
 
     ApiKeyAuthentication(ApiProperties properties) {
         for (String entry : properties.apiKeys().split(",")) {
@@ -35,7 +32,7 @@ final class ApiKeyAuthentication extends OncePerRequestFilter {
             if (parts.length != 2 || !parts[1].matches("[0-9a-fA-F]{64}")) {
                 throw new IllegalArgumentException("payments.api-keys entries must be client=sha256hex");
             }
-            digestsByClient.put(parts[0], HexFormat.of().parseHex(parts[1]));
+            digestsByClient.put(parts[0], BearerDigest.ofHex(parts[1]));
         }
     }
 
@@ -47,8 +44,8 @@ final class ApiKeyAuthentication extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        String header = request.getHeader("Authorization");
-        String client = header != null && header.startsWith("Bearer ") ? clientFor(header.substring(7).trim()) : null;
+        String apiKey = BearerDigest.tokenOf(request.getHeader("Authorization"));
+        String client = apiKey == null ? null : clientFor(apiKey);
         if (client == null) {
             response.setStatus(HttpStatus.UNAUTHORIZED.value());
             response.setHeader("WWW-Authenticate", "Bearer");
@@ -62,22 +59,14 @@ final class ApiKeyAuthentication extends OncePerRequestFilter {
         chain.doFilter(request, response);
     }
 
+    /** Checks every client's digest, so the time taken does not tell which client a key is close to. */
     private String clientFor(String apiKey) {
-        byte[] digest = sha256(apiKey);
         String match = null;
-        for (Map.Entry<String, byte[]> e : digestsByClient.entrySet()) {
-            if (MessageDigest.isEqual(digest, e.getValue())) {
+        for (Map.Entry<String, BearerDigest> e : digestsByClient.entrySet()) {
+            if (e.getValue().matches(apiKey)) {
                 match = e.getKey();
             }
         }
         return match;
-    }
-
-    private static byte[] sha256(String value) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(value.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }
