@@ -3,6 +3,7 @@ package dev.outbox.accounting;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 import dev.outbox.accounting.events.EventParser;
@@ -23,9 +24,10 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Consumes payment events in batches. The fast path applies a whole batch in one database transaction; if
- * anything in it fails, the batch is replayed one record per transaction so that the records before the
- * failing one commit, and the failing one is handed to the error handler (retry, or dead letter) by index.
+ * Consumes payment events in batches. The fast path applies a whole batch in one database transaction, with a
+ * handful of set-based statements ({@link LedgerService#applyBatch}) or, when the batch holds a version gap, event
+ * by event; if anything in it fails, the batch is replayed one record per transaction so that the records before
+ * the failing one commit, and the failing one is handed to the error handler (retry, or dead letter) by index.
  * The listener returns, and the container commits offsets, only after the database commit.
  */
 @Component
@@ -61,7 +63,7 @@ final class PaymentEventsListener {
     @KafkaListener(id = "accounting", idIsGroup = false, topics = "${accounting.topic}", batch = "true")
     void onBatch(List<ConsumerRecord<String, byte[]>> records) {
         try {
-            transaction.executeWithoutResult(tx -> records.forEach(this::process));
+            transaction.executeWithoutResult(tx -> processAll(records));
         } catch (RuntimeException batchFailure) {
             log.debug("batch of {} failed ({}); replaying it record by record", records.size(),
                     batchFailure.getClass().getSimpleName());
@@ -91,25 +93,55 @@ final class PaymentEventsListener {
         }
     }
 
+    /** Parses and applies a batch inside the current transaction, each record in a span continuing its trace. */
+    private void processAll(List<ConsumerRecord<String, byte[]>> records) {
+        List<Span> spans = new ArrayList<>(records.size());
+        try {
+            List<PaymentEvent> events = new ArrayList<>(records.size());
+            List<String> traceIds = new ArrayList<>(records.size());
+            for (ConsumerRecord<String, byte[]> record : records) {
+                Span span = span(record);
+                spans.add(span);
+                events.add(parse(record));
+                traceIds.add(span.context().traceId());
+            }
+            if (!ledger.applyBatch(events, traceIds)) {
+                for (int i = 0; i < events.size(); i++) {
+                    ledger.apply(events.get(i), traceIds.get(i));
+                }
+            }
+        } catch (RuntimeException e) {
+            spans.forEach(span -> span.error(e));
+            throw e;
+        } finally {
+            spans.forEach(Span::end);
+        }
+    }
+
     /** Parses and applies one record inside the current transaction, in a span continuing the producer's trace. */
     private void process(ConsumerRecord<String, byte[]> record) {
-        String traceparent = header(record, "traceparent");
-        Span span = traceparent == null
-                ? tracer.nextSpan().name("accounting apply").start()
-                : propagator.extract(record, (r, key) -> header(r, key)).name("accounting apply")
-                        .kind(Span.Kind.CONSUMER).start();
-        span.tag("messaging.kafka.offset", String.valueOf(record.offset()));
+        Span span = span(record);
         try (Tracer.SpanInScope scope = tracer.withSpan(span)) {
-            PaymentEvent event = parser.parse(record.key(), record.value(), header(record, "id"),
-                    header(record, "event_type"), header(record, "schema_version"),
-                    header(record, "aggregate_version"), traceparent);
-            ledger.apply(event, span.context().traceId());
+            ledger.apply(parse(record), span.context().traceId());
         } catch (RuntimeException e) {
             span.error(e);
             throw e;
         } finally {
             span.end();
         }
+    }
+
+    private Span span(ConsumerRecord<String, byte[]> record) {
+        Span span = header(record, "traceparent") == null
+                ? tracer.nextSpan().name("accounting apply").start()
+                : propagator.extract(record, (r, key) -> header(r, key)).name("accounting apply")
+                        .kind(Span.Kind.CONSUMER).start();
+        return span.tag("messaging.kafka.offset", String.valueOf(record.offset()));
+    }
+
+    private PaymentEvent parse(ConsumerRecord<String, byte[]> record) {
+        return parser.parse(record.key(), record.value(), header(record, "id"), header(record, "event_type"),
+                header(record, "schema_version"), header(record, "aggregate_version"), header(record, "traceparent"));
     }
 
     private static String header(ConsumerRecord<?, ?> record, String name) {

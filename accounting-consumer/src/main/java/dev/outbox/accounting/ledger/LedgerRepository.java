@@ -17,13 +17,55 @@ import org.springframework.stereotype.Component;
 final class LedgerRepository {
 
     /**
-     * Takes the payment's transaction-scoped lock, which serializes every transaction that touches one payment (so
-     * a parked successor is never missed), and reads its last applied version, in one round trip.
+     * Takes the payments' transaction-scoped locks, which serialize every transaction that touches one payment (so
+     * a parked successor is never missed), in the order given. The positions must be read by a later statement:
+     * under READ COMMITTED a statement reads with the snapshot it took before it waited for a lock.
      */
-    private static final String LOCK_AND_READ_VERSION = """
+    private static final String LOCK = """
+            SELECT count(pg_advisory_xact_lock(hashtext(:consumer), hashtext(CAST(p.payment_id AS text))))
+              FROM unnest(CAST(:paymentIds AS uuid[])) WITH ORDINALITY AS p(payment_id, n)
+            """;
+
+    private static final String VERSION = """
             SELECT COALESCE((SELECT last_version FROM payment_positions
                               WHERE consumer_name = :consumer AND payment_id = :paymentId), 0)
-              FROM (SELECT pg_advisory_xact_lock(hashtext(:consumer), hashtext(CAST(:paymentId AS text)))) locked
+            """;
+
+    /** Last applied version, currency, and whether events wait parked, for each payment given. */
+    private static final String POSITIONS = """
+            SELECT p.payment_id, COALESCE(pos.last_version, 0) AS last_version, pos.currency,
+                   EXISTS (SELECT 1 FROM parked_events pe
+                            WHERE pe.consumer_name = :consumer AND pe.payment_id = p.payment_id) AS parked
+              FROM unnest(CAST(:paymentIds AS uuid[])) AS p(payment_id)
+              LEFT JOIN payment_positions pos ON pos.consumer_name = :consumer AND pos.payment_id = p.payment_id
+            """;
+
+    /** The inbox markers of a batch; returns the ids this transaction took (the others were seen before). */
+    private static final String CLAIM_ALL = """
+            INSERT INTO inbox_messages (consumer_name, message_id, processed_at)
+            SELECT :consumer, m.id, :now FROM unnest(CAST(:ids AS uuid[])) AS m(id)
+            ON CONFLICT DO NOTHING
+            RETURNING message_id
+            """;
+
+    /** A batch's ledger entries and the new position of each payment it touched, in one round trip. */
+    private static final String APPLY_ALL = """
+            WITH entries AS (
+                INSERT INTO ledger_entries (consumer_name, event_id, payment_id, aggregate_version, entry_type,
+                                            amount, currency, trace_id, created_at)
+                SELECT :consumer, e.event_id, e.payment_id, e.version, e.entry_type, e.amount, e.currency,
+                       e.trace_id, :now
+                  FROM unnest(CAST(:eventIds AS uuid[]), CAST(:paymentIds AS uuid[]), CAST(:versions AS bigint[]),
+                              CAST(:types AS text[]), CAST(:amounts AS numeric[]), CAST(:currencies AS text[]),
+                              CAST(:traceIds AS text[]))
+                       AS e(event_id, payment_id, version, entry_type, amount, currency, trace_id)
+            )
+            INSERT INTO payment_positions (consumer_name, payment_id, last_version, currency, updated_at)
+            SELECT :consumer, p.payment_id, p.version, p.currency, :now
+              FROM unnest(CAST(:positionIds AS uuid[]), CAST(:positionVersions AS bigint[]),
+                          CAST(:positionCurrencies AS text[])) AS p(payment_id, version, currency)
+            ON CONFLICT (consumer_name, payment_id)
+            DO UPDATE SET last_version = EXCLUDED.last_version, updated_at = EXCLUDED.updated_at
             """;
 
     /** The ledger entry and the payment's new position, in one round trip. */
@@ -70,10 +112,69 @@ final class LedgerRepository {
         this.jdbc = jdbc;
     }
 
-    /** Locks the payment for this transaction and returns its last applied version (0 if none). */
-    long lockAndReadVersion(String consumer, UUID paymentId) {
-        return jdbc.sql(LOCK_AND_READ_VERSION).param("consumer", consumer).param("paymentId", paymentId)
-                .query(Long.class).single();
+    /**
+     * Locks the payments for this transaction, in a fixed order (sorted ids), so that two transactions locking
+     * overlapping sets cannot deadlock.
+     */
+    void lock(String consumer, java.util.Collection<UUID> paymentIds) {
+        UUID[] sorted = paymentIds.stream().distinct().sorted().toArray(UUID[]::new);
+        jdbc.sql(LOCK).param("consumer", consumer).param("paymentIds", sorted).query(Long.class).single();
+    }
+
+    /** The payment's last applied version (0 if none); call after {@link #lock}. */
+    long version(String consumer, UUID paymentId) {
+        return jdbc.sql(VERSION).param("consumer", consumer).param("paymentId", paymentId).query(Long.class).single();
+    }
+
+    /** Positions of the payments (call after {@link #lock}); a payment never seen has version 0, no currency. */
+    java.util.Map<UUID, Position> positions(String consumer, java.util.Collection<UUID> paymentIds) {
+        java.util.Map<UUID, Position> positions = new java.util.HashMap<>();
+        jdbc.sql(POSITIONS).param("consumer", consumer).param("paymentIds", paymentIds.toArray(UUID[]::new))
+                .query((rs, n) -> positions.put(rs.getObject("payment_id", UUID.class), new Position(
+                        rs.getLong("last_version"), rs.getString("currency"), rs.getBoolean("parked"))))
+                .list();
+        return positions;
+    }
+
+    /** Takes the inbox markers of a batch; returns the ids taken now (the rest were processed before). */
+    java.util.Set<UUID> claimAll(String consumer, java.util.Collection<UUID> eventIds) {
+        return new java.util.HashSet<>(jdbc.sql(CLAIM_ALL).param("consumer", consumer)
+                .param("ids", eventIds.toArray(UUID[]::new)).param("now", Timestamp.from(Instant.now()))
+                .query(UUID.class).list());
+    }
+
+    /** Writes the entries (in order, each the next version of its payment) and each payment's last position. */
+    void applyAll(String consumer, List<PaymentEvent> events, List<String> traceIds) {
+        int n = events.size();
+        UUID[] eventIds = new UUID[n];
+        UUID[] paymentIds = new UUID[n];
+        long[] versions = new long[n];
+        String[] types = new String[n];
+        String[] amounts = new String[n];
+        String[] currencies = new String[n];
+        String[] traces = new String[n];
+        java.util.Map<UUID, PaymentEvent> last = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            PaymentEvent e = events.get(i);
+            eventIds[i] = e.id();
+            paymentIds[i] = e.paymentId();
+            versions[i] = e.version();
+            types[i] = e.type();
+            amounts[i] = e.ledgerAmount().toPlainString();
+            currencies[i] = e.currency();
+            traces[i] = traceIds.get(i);
+            last.put(e.paymentId(), e);
+        }
+        jdbc.sql(APPLY_ALL)
+                .param("consumer", consumer)
+                .param("now", Timestamp.from(Instant.now()))
+                .param("eventIds", eventIds).param("paymentIds", paymentIds).param("versions", versions)
+                .param("types", types).param("amounts", amounts).param("currencies", currencies)
+                .param("traceIds", traces)
+                .param("positionIds", last.keySet().toArray(UUID[]::new))
+                .param("positionVersions", last.values().stream().mapToLong(PaymentEvent::version).toArray())
+                .param("positionCurrencies", last.values().stream().map(PaymentEvent::currency).toArray(String[]::new))
+                .update();
     }
 
     Optional<String> currency(String consumer, UUID paymentId) {
@@ -126,6 +227,10 @@ final class LedgerRepository {
                         rs.getString("entry_type"), rs.getBigDecimal("amount"), rs.getString("currency"),
                         rs.getString("trace_id"), rs.getTimestamp("created_at").toInstant()))
                 .list();
+    }
+
+    /** @param parked whether events of this payment wait in parked_events */
+    record Position(long version, String currency, boolean parked) {
     }
 
     record Parked(UUID eventId, String type, int schemaVersion, String payloadJson, String traceparent) {

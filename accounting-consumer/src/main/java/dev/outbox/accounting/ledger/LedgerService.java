@@ -1,6 +1,14 @@
 package dev.outbox.accounting.ledger;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
 
 import dev.outbox.accounting.AccountingProperties;
 import dev.outbox.accounting.events.EventParser;
@@ -57,7 +65,8 @@ public final class LedgerService {
             log.debug("duplicate event {} ignored", event.id());
             return count(Outcome.DUPLICATE);
         }
-        long last = ledger.lockAndReadVersion(consumer, event.paymentId());
+        ledger.lock(consumer, List.of(event.paymentId()));
+        long last = ledger.version(consumer, event.paymentId());
         if (event.version() <= last) {
             log.debug("stale event {} (version {} <= {}) ignored", event.id(), event.version(), last);
             return count(Outcome.STALE);
@@ -81,6 +90,67 @@ public final class LedgerService {
             count(Outcome.APPLIED);
         }
         return count(Outcome.APPLIED);
+    }
+
+    /**
+     * Applies a whole batch with four statements instead of three per event, when every event in it is either
+     * already reflected (duplicate or stale) or the next version of its payment, given the earlier events of the
+     * batch. Returns {@code false}, having written nothing, when some event needs {@link #apply}'s general path (a
+     * version gap, or a payment with parked events); the caller then applies the events one by one, in this
+     * same transaction. Outcomes are the same as {@link #apply} would give, event by event.
+     *
+     * @throws PoisonMessageException for a refund in another currency than its payment's (the caller's per-record
+     *         replay then finds the culprit)
+     */
+    public boolean applyBatch(List<PaymentEvent> events, List<String> traceIds) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new IllegalStateException("the inbox markers and the ledger effects need one transaction");
+        }
+        Set<UUID> paymentIds = new LinkedHashSet<>();
+        events.forEach(e -> paymentIds.add(e.paymentId()));
+        ledger.lock(consumer, paymentIds);
+        Map<UUID, LedgerRepository.Position> positions = ledger.positions(consumer, paymentIds);
+        Map<UUID, Long> last = new HashMap<>();
+        Map<UUID, String> currency = new HashMap<>();
+        positions.forEach((id, p) -> {
+            last.put(id, p.version());
+            if (p.currency() != null) {
+                currency.put(id, p.currency());
+            }
+        });
+        List<PaymentEvent> toApply = new ArrayList<>(events.size());
+        List<String> toApplyTraces = new ArrayList<>(events.size());
+        Set<UUID> planned = new HashSet<>();
+        for (int i = 0; i < events.size(); i++) {
+            PaymentEvent e = events.get(i);
+            long version = last.getOrDefault(e.paymentId(), 0L);
+            if (positions.get(e.paymentId()).parked() || e.version() > version + 1) {
+                return false;
+            }
+            if (e.version() == version + 1 && planned.add(e.id())) {
+                if (PaymentEvent.PAYMENT_REFUNDED.equals(e.type()) && !e.currency().equals(currency.get(e.paymentId()))) {
+                    throw new PoisonMessageException("refund currency differs from the payment's");
+                }
+                last.put(e.paymentId(), e.version());
+                currency.putIfAbsent(e.paymentId(), e.currency());
+                toApply.add(e);
+                toApplyTraces.add(traceIds.get(i));
+            }
+        }
+        Set<UUID> claimed = ledger.claimAll(consumer, events.stream().map(PaymentEvent::id).distinct().toList());
+        if (!claimed.containsAll(planned)) {
+            // an event this batch means to apply was taken before: only a concurrent consumer can cause that
+            throw new IllegalStateException("inbox and positions disagree; the batch is replayed event by event");
+        }
+        if (!toApply.isEmpty()) {
+            ledger.applyAll(consumer, toApply, toApplyTraces);
+        }
+        Set<UUID> counted = new HashSet<>();
+        for (PaymentEvent e : events) {
+            count(!claimed.contains(e.id()) || !counted.add(e.id()) ? Outcome.DUPLICATE
+                    : planned.contains(e.id()) ? Outcome.APPLIED : Outcome.STALE);
+        }
+        return true;
     }
 
     private void applyInOrder(PaymentEvent event, String traceId) {

@@ -16,7 +16,7 @@ public final class OutboxMarks {
     private static final String MARK_PUBLISHED = """
             UPDATE outbox_messages
                SET published_at = now(), lock_id = NULL, locked_until = NULL
-             WHERE id IN (:ids) AND published_at IS NULL
+             WHERE id = ANY(CAST(:ids AS uuid[])) AND published_at IS NULL
             """;
 
     private static final String DEAD_LETTER = """
@@ -31,9 +31,12 @@ public final class OutboxMarks {
         this.jdbc = jdbc;
     }
 
-    /** Marks a batch published in one statement; rows already marked (a duplicate delivery) are left alone. */
+    /**
+     * Marks a batch published in one statement; rows already marked (a duplicate delivery) are left alone. The
+     * ids travel as one array parameter: one statement text whatever the batch size, nothing to re-plan.
+     */
     public int markPublished(Collection<UUID> ids) {
-        return ids.isEmpty() ? 0 : jdbc.sql(MARK_PUBLISHED).param("ids", ids).update();
+        return ids.isEmpty() ? 0 : jdbc.sql(MARK_PUBLISHED).param("ids", ids.toArray(UUID[]::new)).update();
     }
 
     /** Parks a row the broker will never accept. The reason is sanitized; the payload never goes into it. */

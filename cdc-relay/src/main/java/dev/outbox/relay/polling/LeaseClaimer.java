@@ -54,7 +54,7 @@ final class LeaseClaimer {
     private static final String MARK_PUBLISHED = """
             UPDATE outbox_messages
                SET published_at = now(), lock_id = NULL, locked_until = NULL
-             WHERE id IN (:ids) AND lock_id = :workerId AND published_at IS NULL
+             WHERE id = ANY(CAST(:ids AS uuid[])) AND lock_id = :workerId AND published_at IS NULL
             """;
 
     private static final String SCHEDULE_RETRY = """
@@ -102,7 +102,8 @@ final class LeaseClaimer {
 
     /** @return how many of the rows this worker still owned and marked */
     int markPublished(Collection<UUID> ids, UUID workerId) {
-        return ids.isEmpty() ? 0 : jdbc.sql(MARK_PUBLISHED).param("ids", ids).param("workerId", workerId).update();
+        return ids.isEmpty() ? 0 : jdbc.sql(MARK_PUBLISHED).param("ids", ids.toArray(UUID[]::new))
+                .param("workerId", workerId).update();
     }
 
     /**
