@@ -54,6 +54,15 @@ final class PipelineHarness implements AutoCloseable {
         start(Component.CONSUMER);
     }
 
+    PostgresServer postgres() {
+        return postgres;
+    }
+
+    /** The process id of a running service, to read its memory. */
+    long pid(Component component) {
+        return processes.get(component).pid();
+    }
+
     String apiUrl() {
         return "http://127.0.0.1:" + ports.get(Component.API);
     }

@@ -41,7 +41,8 @@ final class DebeziumSettings {
         p.setProperty("topic.heartbeat.prefix", HEARTBEAT_TOPIC_PREFIX);
         p.setProperty("max.batch.size", "2048");
         p.setProperty("max.queue.size", "16384");
-        p.setProperty("poll.interval.ms", "20");
+        // how long the engine sleeps when the WAL stream or its queue is empty: the floor of an idle relay's latency
+        p.setProperty("poll.interval.ms", "5");
         p.setProperty("errors.max.retries", "-1");
         p.setProperty("errors.retry.delay.initial.ms", "500");
         p.setProperty("errors.retry.delay.max.ms", "10000");

@@ -5,6 +5,7 @@ import io.micrometer.tracing.Tracer;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The W3C {@code traceparent} of the current request's span, stored on the outbox row so that the relay and
@@ -13,15 +14,16 @@ import org.springframework.stereotype.Component;
 @Component
 public final class TraceContext {
 
-    private final ObjectProvider<Tracer> tracer;
+    /** Resolved on first use, then kept: a bean lookup per request cost more than the rest of this class. */
+    private final SingletonSupplier<Tracer> tracer;
 
     TraceContext(ObjectProvider<Tracer> tracer) {
-        this.tracer = tracer;
+        this.tracer = SingletonSupplier.of(tracer::getIfAvailable);
     }
 
     /** The current traceparent, or {@code null} when there is no current span. */
     public String traceparent() {
-        Tracer t = tracer.getIfAvailable();
+        Tracer t = tracer.get();
         Span span = t == null ? null : t.currentSpan();
         if (span == null) {
             return null;
