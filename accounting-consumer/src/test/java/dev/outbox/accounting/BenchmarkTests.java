@@ -95,9 +95,9 @@ class BenchmarkTests {
             api();
         }
         if (ONLY.contains("e2e")) {
-            endToEnd("cdc", false);
-            endToEnd("polling", false);
-            endToEnd("cdc", true);
+            for (String run : System.getProperty("bench.e2e", "cdc,polling,cdc-jdbc").split(",")) {
+                endToEnd(run.replace("-jdbc", ""), run.endsWith("-jdbc"));
+            }
         }
         write();
     }
@@ -197,7 +197,9 @@ class BenchmarkTests {
         String database = EventFixtures.accountingDatabase();
         JdbcClient jdbc = EventFixtures.jdbc(database);
         try (ConfigurableApplicationContext consumer = AccountingApplication.builder()
-                .run(EventFixtures.consumerArgs(database, topic, "inbox-" + topic))) {
+                .run(EventFixtures.consumerArgs(database, topic, "inbox-" + topic,
+                        java.util.Arrays.stream(System.getProperty("bench.consumerArgs", "").split(" "))
+                                .filter(a -> a.contains("=")).toArray(String[]::new)))) {
             // the consumer's own counter, so that watching for the end costs the database nothing
             io.micrometer.core.instrument.Counter applied = consumer.getBean(io.micrometer.core.instrument.MeterRegistry.class)
                     .counter("accounting_events", "outcome", "applied");

@@ -73,8 +73,14 @@ final class PipelineHarness implements AutoCloseable {
             case KAFKA -> kafka.start();
             case POSTGRES -> { }
             default -> {
-                Process p = JavaProcess.builder(mainClass(component)).env(env(component)).heap("384m")
-                        .logTo(logs.resolve(component.name().toLowerCase() + ".log")).start();
+                JavaProcess.Builder builder = JavaProcess.builder(mainClass(component)).env(env(component)).heap("384m")
+                        .logTo(logs.resolve(component.name().toLowerCase() + ".log"));
+                for (String arg : System.getProperty("harness.jvmArgs", "").split(" ")) {
+                    if (!arg.isBlank()) {
+                        builder.jvmArg(arg.replace("{component}", component.name().toLowerCase()));
+                    }
+                }
+                Process p = builder.start();
                 processes.put(component, p);
                 await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
                         .until(() -> healthy(ports.get(component), component == Component.RELAY ? "/actuator/health" : "/readyz"));
@@ -103,7 +109,20 @@ final class PipelineHarness implements AutoCloseable {
         }
     }
 
+    /** The component's environment; {@code -Dharness.relayEnv=K=V,K=V} adds to the relay's, to try settings. */
     private Map<String, String> env(Component component) {
+        Map<String, String> env = new java.util.HashMap<>(baseEnv(component));
+        if (component == Component.RELAY) {
+            for (String pair : System.getProperty("harness.relayEnv", "").split(",")) {
+                if (pair.contains("=")) {
+                    env.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+                }
+            }
+        }
+        return env;
+    }
+
+    private Map<String, String> baseEnv(Component component) {
         String kafkaServers = kafka.bootstrapServers();
         return switch (component) {
             case API -> Map.of(
