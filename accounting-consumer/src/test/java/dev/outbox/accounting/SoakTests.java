@@ -79,7 +79,8 @@ class SoakTests {
                     .until(() -> pipeline.check(false).holds());
             InvariantChecker.Report report = pipeline.check(true);
             System.out.printf("%nSOAK %d min, kill every %d s, relay %s%n  payments created: %d (refunds %d), "
-                    + "client retries: %d%n  events on the wire: %d, duplicates on the wire: %d%n  lost: %d, "
+                    + "client retries: %d%n  events on the wire: %d, duplicates on the wire: %d, redeliveries ignored by the "
+                    + "inbox: %d%n  lost: %d, "
                     + "duplicated effects: %d%n  drained in %d ms after the load stopped%n  kills and recovery "
                     + "(kill -> healthy): %s%n  %s%n", minutes, killEvery, mode, created.get(), refunded.get(),
                     clientRetries.get(), report.wireRecords(), report.wireDuplicates(), report.ignoredByInbox(), report.missingEffects(),
