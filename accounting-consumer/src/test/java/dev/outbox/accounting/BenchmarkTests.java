@@ -32,6 +32,8 @@ import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.payments.PaymentsApplication;
 import dev.outbox.relay.RelayApplication;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -201,8 +203,7 @@ class BenchmarkTests {
                         java.util.Arrays.stream(System.getProperty("bench.consumerArgs", "").split(" "))
                                 .filter(a -> a.contains("=")).toArray(String[]::new)))) {
             // the consumer's own counter, so that watching for the end costs the database nothing
-            io.micrometer.core.instrument.Counter applied = consumer.getBean(io.micrometer.core.instrument.MeterRegistry.class)
-                    .counter("accounting_events", "outcome", "applied");
+            Counter applied = consumer.getBean(MeterRegistry.class).counter("accounting_events", "outcome", "applied");
             await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(200))
                     .until(() -> applied.count() >= BACKLOG);
             assertThat(jdbc.sql("SELECT count(*) FROM ledger_entries").query(Long.class).single()).isEqualTo(BACKLOG);
@@ -220,18 +221,10 @@ class BenchmarkTests {
     private void endToEnd(String mode, boolean viaJdbc) throws Exception {
         int rate = Integer.getInteger("bench.rate", 500);
         int seconds = Integer.getInteger("bench.seconds", 20);
-        try (PipelineHarness pipeline = new PipelineHarness(mode)) {
+        try (PipelineHarness pipeline = new PipelineHarness(mode);
+                JdbcPayments jdbcPayments = new JdbcPayments(pipeline.postgres(), "payments")) {
             String url = pipeline.apiUrl() + "/payments";
-            ThreadLocal<Connection> connections = ThreadLocal.withInitial(() -> {
-                try {
-                    Connection c = pipeline.postgres().connect("payments");
-                    c.setAutoCommit(false);
-                    return c;
-                } catch (java.sql.SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            java.util.function.Consumer<String> jdbcPayment = key -> insertPayment(connections.get(), key);
+            java.util.function.Consumer<String> jdbcPayment = jdbcPayments::write;
             JdbcClient payments = JdbcClient.create(new org.springframework.jdbc.datasource.DriverManagerDataSource(
                     pipeline.postgres().jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD));
             JdbcClient ledger = JdbcClient.create(new org.springframework.jdbc.datasource.DriverManagerDataSource(
@@ -439,20 +432,42 @@ class BenchmarkTests {
     /** What payments-api does per new payment, as plain JDBC: lock timeout, key claim, payment, outbox, response. */
     private static double rawJdbc(String database, int clients, int requests) throws Exception {
         String prefix = Long.toHexString(System.nanoTime());
-        // one connection per client, reused, as a pool would
-        ThreadLocal<Connection> connections = ThreadLocal.withInitial(() -> {
-            try {
-                Connection c = SharedInfra.postgres().connect(database);
-                c.setAutoCommit(false);
-                return c;
-            } catch (java.sql.SQLException e) {
-                throw new IllegalStateException(e);
+        try (JdbcPayments payments = new JdbcPayments(SharedInfra.postgres(), database)) {
+            closedLoop(clients, requests / 4, i -> payments.write(prefix + "-warm-" + i));
+            long t0 = System.nanoTime();
+            closedLoop(clients, requests, i -> payments.write(prefix + "-" + i));
+            return requests / seconds(t0);
+        }
+    }
+
+    /** Writes payments as payments-api does, over one connection per calling thread, as a pool would. */
+    private static final class JdbcPayments implements AutoCloseable {
+        private final List<Connection> opened = java.util.Collections.synchronizedList(new ArrayList<>());
+        private final ThreadLocal<Connection> connection;
+
+        JdbcPayments(PostgresServer server, String database) {
+            connection = ThreadLocal.withInitial(() -> {
+                try {
+                    Connection c = server.connect(database);
+                    c.setAutoCommit(false);
+                    opened.add(c);
+                    return c;
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+        }
+
+        void write(String key) {
+            insertPayment(connection.get(), key);
+        }
+
+        @Override
+        public void close() throws java.sql.SQLException {
+            for (Connection c : opened) {
+                c.close();
             }
-        });
-        closedLoop(clients, requests / 4, i -> insertPayment(connections.get(), prefix + "-warm-" + i));
-        long t0 = System.nanoTime();
-        closedLoop(clients, requests, i -> insertPayment(connections.get(), prefix + "-" + i));
-        return requests / seconds(t0);
+        }
     }
 
     private static void insertPayment(Connection c, String key) {
@@ -611,8 +626,7 @@ class BenchmarkTests {
      * @return {@link System#nanoTime()} when the counter reached the total
      */
     private static long awaitDrained(ConfigurableApplicationContext relay, String database, long total) {
-        io.micrometer.core.instrument.Counter published = relay.getBean(io.micrometer.core.instrument.MeterRegistry.class)
-                .counter("outbox_relay_published");
+        Counter published = relay.getBean(MeterRegistry.class).counter("outbox_relay_published");
         await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(10))
                 .until(() -> published.count() >= total);
         long done = System.nanoTime();

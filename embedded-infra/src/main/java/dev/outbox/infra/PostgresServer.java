@@ -2,12 +2,15 @@ package dev.outbox.infra;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
@@ -123,31 +126,33 @@ public final class PostgresServer implements AutoCloseable {
             if (in == null) {
                 throw new IllegalStateException("local-postgres/init.sql is not on the class path");
             }
-            script = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        record Step(String database, String sql) {
         }
         String database = "postgres";
-        StringBuilder statement = new StringBuilder();
-        java.util.List<String[]> statements = new java.util.ArrayList<>();
+        StringBuilder sql = new StringBuilder();
+        List<Step> steps = new ArrayList<>();
         for (String line : script.split("\n")) {
             String trimmed = line.strip();
             if (trimmed.startsWith("\\connect ")) {
                 database = trimmed.substring("\\connect ".length()).strip();
             } else if (!trimmed.isEmpty() && !trimmed.startsWith("--")) {
-                statement.append(line).append('\n');
+                sql.append(line).append('\n');
                 if (trimmed.endsWith(";")) {
-                    statements.add(new String[] {database, statement.toString()});
-                    statement.setLength(0);
+                    steps.add(new Step(database, sql.toString()));
+                    sql.setLength(0);
                 }
             }
         }
-        for (String[] each : statements) {
+        for (Step each : steps) {
             // one statement per round trip: CREATE DATABASE refuses to run inside the implicit transaction of a batch
-            try (Connection c = connect(each[0]); Statement s = c.createStatement()) {
-                s.execute(each[1]);
+            try (Connection c = connect(each.database()); Statement s = c.createStatement()) {
+                s.execute(each.sql());
             } catch (SQLException e) {
-                throw new IllegalStateException("init.sql failed on database " + each[0], e);
+                throw new IllegalStateException("init.sql failed on database " + each.database(), e);
             }
         }
         return true;

@@ -25,9 +25,19 @@ public final class BearerDigest {
         return new BearerDigest(HexFormat.of().parseHex(hex.trim()));
     }
 
+    /** The digest of a presented token: hash it once, then compare it with as many digests as configured. */
+    public static BearerDigest ofToken(String token) {
+        return new BearerDigest(sha256(token));
+    }
+
     /** Whether {@code token} hashes to this digest. */
     public boolean matches(String token) {
-        return token != null && MessageDigest.isEqual(digest, sha256(token));
+        return token != null && sameAs(ofToken(token));
+    }
+
+    /** Whether both are the digest of the same token, compared in constant time. */
+    public boolean sameAs(BearerDigest presented) {
+        return MessageDigest.isEqual(digest, presented.digest);
     }
 
     /**

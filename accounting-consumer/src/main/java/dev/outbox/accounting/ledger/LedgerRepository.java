@@ -3,8 +3,14 @@ package dev.outbox.accounting.ledger;
 import java.math.BigDecimal;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import dev.outbox.accounting.events.PaymentEvent;
@@ -24,11 +30,6 @@ final class LedgerRepository {
     private static final String LOCK = """
             SELECT count(pg_advisory_xact_lock(hashtext(:consumer), hashtext(CAST(p.payment_id AS text))))
               FROM unnest(CAST(:paymentIds AS uuid[])) WITH ORDINALITY AS p(payment_id, n)
-            """;
-
-    private static final String VERSION = """
-            SELECT COALESCE((SELECT last_version FROM payment_positions
-                              WHERE consumer_name = :consumer AND payment_id = :paymentId), 0)
             """;
 
     /** Last applied version, currency, and whether events wait parked, for each payment given. */
@@ -116,19 +117,14 @@ final class LedgerRepository {
      * Locks the payments for this transaction, in a fixed order (sorted ids), so that two transactions locking
      * overlapping sets cannot deadlock.
      */
-    void lock(String consumer, java.util.Collection<UUID> paymentIds) {
+    void lock(String consumer, Collection<UUID> paymentIds) {
         UUID[] sorted = paymentIds.stream().distinct().sorted().toArray(UUID[]::new);
         jdbc.sql(LOCK).param("consumer", consumer).param("paymentIds", sorted).query(Long.class).single();
     }
 
-    /** The payment's last applied version (0 if none); call after {@link #lock}. */
-    long version(String consumer, UUID paymentId) {
-        return jdbc.sql(VERSION).param("consumer", consumer).param("paymentId", paymentId).query(Long.class).single();
-    }
-
     /** Positions of the payments (call after {@link #lock}); a payment never seen has version 0, no currency. */
-    java.util.Map<UUID, Position> positions(String consumer, java.util.Collection<UUID> paymentIds) {
-        java.util.Map<UUID, Position> positions = new java.util.HashMap<>();
+    Map<UUID, Position> positions(String consumer, Collection<UUID> paymentIds) {
+        Map<UUID, Position> positions = new HashMap<>();
         jdbc.sql(POSITIONS).param("consumer", consumer).param("paymentIds", paymentIds.toArray(UUID[]::new))
                 .query((rs, n) -> positions.put(rs.getObject("payment_id", UUID.class), new Position(
                         rs.getLong("last_version"), rs.getString("currency"), rs.getBoolean("parked"))))
@@ -137,8 +133,8 @@ final class LedgerRepository {
     }
 
     /** Takes the inbox markers of a batch; returns the ids taken now (the rest were processed before). */
-    java.util.Set<UUID> claimAll(String consumer, java.util.Collection<UUID> eventIds) {
-        return new java.util.HashSet<>(jdbc.sql(CLAIM_ALL).param("consumer", consumer)
+    Set<UUID> claimAll(String consumer, Collection<UUID> eventIds) {
+        return new HashSet<>(jdbc.sql(CLAIM_ALL).param("consumer", consumer)
                 .param("ids", eventIds.toArray(UUID[]::new)).param("now", Timestamp.from(Instant.now()))
                 .query(UUID.class).list());
     }
@@ -153,7 +149,7 @@ final class LedgerRepository {
         String[] amounts = new String[n];
         String[] currencies = new String[n];
         String[] traces = new String[n];
-        java.util.Map<UUID, PaymentEvent> last = new java.util.LinkedHashMap<>();
+        Map<UUID, PaymentEvent> last = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
             PaymentEvent e = events.get(i);
             eventIds[i] = e.id();

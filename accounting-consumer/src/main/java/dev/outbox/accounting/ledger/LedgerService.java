@@ -2,7 +2,6 @@ package dev.outbox.accounting.ledger;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -66,7 +65,7 @@ public final class LedgerService {
             return count(Outcome.DUPLICATE);
         }
         ledger.lock(consumer, List.of(event.paymentId()));
-        long last = ledger.version(consumer, event.paymentId());
+        long last = ledger.positions(consumer, List.of(event.paymentId())).get(event.paymentId()).version();
         if (event.version() <= last) {
             log.debug("stale event {} (version {} <= {}) ignored", event.id(), event.version(), last);
             return count(Outcome.STALE);
@@ -109,30 +108,23 @@ public final class LedgerService {
         Set<UUID> paymentIds = new LinkedHashSet<>();
         events.forEach(e -> paymentIds.add(e.paymentId()));
         ledger.lock(consumer, paymentIds);
+        // each payment's position as the batch advances it
         Map<UUID, LedgerRepository.Position> positions = ledger.positions(consumer, paymentIds);
-        Map<UUID, Long> last = new HashMap<>();
-        Map<UUID, String> currency = new HashMap<>();
-        positions.forEach((id, p) -> {
-            last.put(id, p.version());
-            if (p.currency() != null) {
-                currency.put(id, p.currency());
-            }
-        });
         List<PaymentEvent> toApply = new ArrayList<>(events.size());
         List<String> toApplyTraces = new ArrayList<>(events.size());
         Set<UUID> planned = new HashSet<>();
         for (int i = 0; i < events.size(); i++) {
             PaymentEvent e = events.get(i);
-            long version = last.getOrDefault(e.paymentId(), 0L);
-            if (positions.get(e.paymentId()).parked() || e.version() > version + 1) {
+            LedgerRepository.Position position = positions.get(e.paymentId());
+            if (position.parked() || e.version() > position.version() + 1) {
                 return false;
             }
-            if (e.version() == version + 1 && planned.add(e.id())) {
-                if (PaymentEvent.PAYMENT_REFUNDED.equals(e.type()) && !e.currency().equals(currency.get(e.paymentId()))) {
+            if (e.version() == position.version() + 1 && planned.add(e.id())) {
+                if (PaymentEvent.PAYMENT_REFUNDED.equals(e.type()) && !e.currency().equals(position.currency())) {
                     throw new PoisonMessageException("refund currency differs from the payment's");
                 }
-                last.put(e.paymentId(), e.version());
-                currency.putIfAbsent(e.paymentId(), e.currency());
+                positions.put(e.paymentId(), new LedgerRepository.Position(e.version(),
+                        position.currency() == null ? e.currency() : position.currency(), false));
                 toApply.add(e);
                 toApplyTraces.add(traceIds.get(i));
             }

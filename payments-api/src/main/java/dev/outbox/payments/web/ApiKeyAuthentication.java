@@ -61,9 +61,10 @@ final class ApiKeyAuthentication extends OncePerRequestFilter {
 
     /** Checks every client's digest, so the time taken does not tell which client a key is close to. */
     private String clientFor(String apiKey) {
+        BearerDigest presented = BearerDigest.ofToken(apiKey);
         String match = null;
         for (Map.Entry<String, BearerDigest> e : digestsByClient.entrySet()) {
-            if (e.getValue().matches(apiKey)) {
+            if (e.getValue().sameAs(presented)) {
                 match = e.getKey();
             }
         }
