@@ -10,6 +10,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param maxAttempts     attempts for an unclassified failure before the record is dead-lettered; transient
  *                        database failures are retried without limit
  * @param inboxRetention  how long inbox rows are kept; must exceed the topic's retention (checked at start-up)
+ * @param ledgerReaders   {@code name=sha256hex,...}: principals who may read the ledger endpoint besides the admin
+ *                        token's holder (auditors); only the SHA-256 of their tokens is configured
  */
 @ConfigurationProperties("accounting")
 public record AccountingProperties(
@@ -17,5 +19,6 @@ public record AccountingProperties(
         @DefaultValue("payments.payment.events") String topic,
         @DefaultValue("65536") int maxPayloadBytes,
         @DefaultValue("4") int maxAttempts,
-        @DefaultValue("30d") java.time.Duration inboxRetention) {
+        @DefaultValue("30d") java.time.Duration inboxRetention,
+        @DefaultValue("") String ledgerReaders) {
 }

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.outbox.accounting.EventFixtures.Event;
+import dev.outbox.security.RawHttp;
+import dev.outbox.security.Spellings;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -163,12 +165,40 @@ class AccountingConsumerIntegrationTests {
 
         assertThat(jdbc.sql("SELECT trace_id FROM ledger_entries WHERE payment_id = :id").param("id", payment)
                 .query(String.class).single()).isEqualTo(traceId);
-        String port = consumer.getEnvironment().getProperty("local.server.port");
-        var response = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://127.0.0.1:" + port + "/ledger/payments/" + payment)).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).isEqualTo(200);
+        int port = Integer.parseInt(consumer.getEnvironment().getProperty("local.server.port"));
+        RawHttp.Response response = RawHttp.get(port, "/ledger/payments/" + payment, "local-admin-token");
+        assertThat(response.status()).isEqualTo(200);
         assertThat(response.body()).contains("\"balance\":\"12.34\"", "\"currency\":\"USD\"");
+        assertThat(response.header("cache-control")).contains("no-store");
+    }
+
+    @Test
+    void theLedgerAnswersOperatorsAndAuditorsOnlyInEverySpelling() throws Exception {
+        UUID payment = UUID.randomUUID();
+        producer.send(record(TOPIC, null, Event.created(payment, "3.00", "EUR"))).get();
+        await().atMost(Duration.ofSeconds(30)).until(() -> entries(payment) == 1);
+        int port = Integer.parseInt(consumer.getEnvironment().getProperty("local.server.port"));
+        String path = "/ledger/payments/" + payment;
+
+        for (String token : new String[] {null, "local-key-client-a", "wrong"}) {
+            RawHttp.Response refused = RawHttp.get(port, path, token);
+            assertThat(refused.status()).isEqualTo(401);
+            assertThat(refused.body()).contains("urn:problem-type:accounting:unauthenticated")
+                    .doesNotContain(payment.toString() + "\",\"currency");
+        }
+        for (String spelling : Spellings.of(path)) {
+            RawHttp.Response r = RawHttp.get(port, spelling, null);
+            assertThat(r.status()).as(spelling + " " + r).isBetween(400, 499);
+            assertThat(r.isProblem()).as(spelling + " " + r).isTrue();
+            assertThat(r.body()).as(spelling).doesNotContain("balance");
+        }
+        assertThat(RawHttp.get(port, path, "auditor-token").body()).contains("\"balance\":\"3.00\"");
+        RawHttp.Response unknown = RawHttp.get(port, "/ledger/payments/" + UUID.randomUUID(), "local-admin-token");
+        assertThat(unknown.status()).isEqualTo(404);
+        assertThat(unknown.isProblem()).isTrue();
+        RawHttp.Response garbage = RawHttp.get(port, "/ledger/payments/not-a-uuid", "local-admin-token");
+        assertThat(garbage.status()).isEqualTo(400);
+        assertThat(garbage.body()).contains("urn:problem-type:http:bad-request").doesNotContain("java.", "UUID");
     }
 
     @Test

@@ -35,9 +35,16 @@ class ComposeConfigurationTests {
         Map<String, Object> compose = new Yaml().load(Files.readString(root().resolve(file)));
         Map<String, Map<String, Object>> services = (Map<String, Map<String, Object>>) compose.get("services");
         if (file.equals("compose.yaml")) {
-            assertThat(services).containsKeys("postgres", "kafka", "kafka-ui", "payments-api", "cdc-relay",
-                    "accounting-consumer");
-            services.forEach((name, service) -> assertThat(service).as(name).containsKey("healthcheck"));
+            assertThat(services).containsKeys("postgres", "kafka", "kafka-init", "kafka-ui", "payments-api",
+                    "cdc-relay", "accounting-consumer");
+            services.forEach((name, service) -> {
+                if ("no".equals(service.get("restart"))) {
+                    assertThat(dependents(services, name)).as(name + " runs once; others wait for it to finish")
+                            .isNotEmpty().allMatch("service_completed_successfully"::equals);
+                } else {
+                    assertThat(service).as(name).containsKey("healthcheck");
+                }
+            });
         }
         CONFIG_OF.forEach((service, config) -> {
             Map<String, Object> definition = services.get(service);
@@ -68,6 +75,15 @@ class ComposeConfigurationTests {
         assertThat(checked).isPositive();
     }
 
+    /** How the services that depend on {@code name} wait for it. */
+    @SuppressWarnings("unchecked")
+    private static java.util.List<Object> dependents(Map<String, Map<String, Object>> services, String name) {
+        return services.values().stream()
+                .map(s -> s.get("depends_on") instanceof Map<?, ?> d ? (Map<String, Map<String, Object>>) d : null)
+                .filter(d -> d != null && d.containsKey(name))
+                .map(d -> d.get(name).get("condition")).toList();
+    }
+
     private static String resource(String name) {
         try (InputStream in = ComposeConfigurationTests.class.getClassLoader().getResourceAsStream(name)) {
             assertThat(in).as(name).isNotNull();
@@ -77,7 +93,7 @@ class ComposeConfigurationTests {
         }
     }
 
-    private static Path root() {
+    static Path root() {
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
             if (Files.exists(p.resolve("compose.yaml"))) {
                 return p;

@@ -86,7 +86,9 @@ final class EventFixtures {
                 "--spring.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
                 "--spring.kafka.consumer.group-id=" + group,
                 "--accounting.topic=" + topic,
-                "--accounting.monitor-interval=500ms"));
+                "--accounting.monitor-interval=500ms",
+                // sha256("auditor-token"): a ledger reader besides the admin token
+                "--accounting.ledger-readers=auditor=ba1315421b7c58d465abec0bd552af5ff314ed8f9c5c0a7b7a6a6ecbac9bcbe5"));
         for (String override : extra) {
             String key = override.substring(0, override.indexOf('=') + 1);
             args.removeIf(a -> a.startsWith(key));

@@ -25,6 +25,60 @@ import org.springframework.context.ConfigurableApplicationContext;
 class LeastPrivilegeIntegrationTests {
 
     @Test
+    void everyRoleProvesItsPasswordTheSuperuserIncluded() throws Exception {
+        SharedInfra.postgres().applyInitScript();
+        String url = SharedInfra.postgres().jdbcUrl("payments");
+        for (String[] login : new String[][] {{"postgres", "wrong"}, {"postgres", "Postgres"}, {"relay", "postgres"},
+                {"payments_app", "relay"}, {"accounting_app", "x"}, {"nobody", "nobody"}}) {
+            assertThatThrownBy(() -> DriverManager.getConnection(url, login[0], login[1]).close())
+                    .as(login[0] + " with a wrong password").hasMessageContaining("password authentication failed");
+        }
+        DriverManager.getConnection(url, "payments_app", "payments_app").close();
+    }
+
+    /**
+     * Measured, not claimed: REPLICATION is a privilege over the whole database. The relay's login, through a
+     * logical slot of its own with the test_decoding plugin (which ignores publications), reads rows of payments
+     * and idempotency_keys, response bodies included, although SELECT on those tables is denied to it.
+     */
+    @Test
+    void aReplicationRoleCanDecodeEveryTableOfItsDatabase() throws Exception {
+        SharedInfra.postgres().applyInitScript();
+        String url = SharedInfra.postgres().jdbcUrl("payments");
+        Flyway.configure().dataSource(url, "payments_app", "payments_app").locations("classpath:db/payments").load()
+                .migrate();
+        String slot = "snoop_" + Long.toHexString(System.nanoTime());
+        try (Connection relay = DriverManager.getConnection(url, "relay", "relay");
+                Connection owner = DriverManager.getConnection(url, "payments_app", "payments_app");
+                Statement r = relay.createStatement(); Statement o = owner.createStatement()) {
+            assertThatThrownBy(() -> r.executeQuery("SELECT * FROM idempotency_keys"))
+                    .hasMessageContaining("permission denied");
+            r.executeQuery("SELECT pg_create_logical_replication_slot('" + slot + "', 'test_decoding', true)").close();
+            UUID payment = UUID.randomUUID();
+            o.executeUpdate("""
+                    INSERT INTO payments (id, client_id, amount, currency, description, refunded_amount, status,
+                                          version, created_at, updated_at)
+                    VALUES ('%s', 'client-a', 4242.42, 'EUR', 'salary of J. Doe', 0, 'CREATED', 1, now(), now())"""
+                    .formatted(payment));
+            o.executeUpdate("""
+                    INSERT INTO idempotency_keys (client_id, idempotency_key, request_hash, response_status,
+                                                  response_body, created_at, expires_at)
+                    VALUES ('client-a', 'k-%s', 'h', 201, convert_to('{"secret":"response body"}', 'UTF8'), now(),
+                            now() + interval '1 day')""".formatted(payment));
+            StringBuilder decoded = new StringBuilder();
+            try (var rs = r.executeQuery("SELECT data FROM pg_logical_slot_get_changes('" + slot + "', NULL, NULL)")) {
+                while (rs.next()) {
+                    decoded.append(rs.getString(1)).append('\n');
+                }
+            }
+            assertThat(decoded).contains("table public.payments: INSERT", "salary of J. Doe", "4242.42",
+                    "table public.idempotency_keys: INSERT", "k-" + payment);
+            assertThat(decoded.toString()).as("the response body, as bytea hex")
+                    .contains(java.util.HexFormat.of().formatHex("response body".getBytes()));
+        }
+    }
+
+    @Test
     void eachServiceCanDoItsJobAndNothingMore() throws Exception {
         // the very script compose runs on an empty data directory, and the local run on its first start
         SharedInfra.postgres().applyInitScript();

@@ -104,7 +104,7 @@ final class PipelineHarness implements AutoCloseable {
 
     InvariantChecker.Report check(boolean countWire) throws Exception {
         try (Connection p = postgres.connect("payments"); Connection a = postgres.connect("accounting")) {
-            return InvariantChecker.check(p, a, "accounting", countWire ? kafka.bootstrapServers() : null,
+            return InvariantChecker.check(p, a, "accounting", countWire ? kafka.adminClientProperties() : null,
                     "payments.payment.events");
         }
     }

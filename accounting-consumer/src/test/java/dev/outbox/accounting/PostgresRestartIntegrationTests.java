@@ -97,7 +97,7 @@ class PostgresRestartIntegrationTests {
                 });
                 try (Connection p = pg.connect("payments"); Connection a = pg.connect("accounting")) {
                     InvariantChecker.Report report = InvariantChecker.check(p, a, "accounting",
-                            SharedInfra.kafka().bootstrapServers(), topic);
+                            SharedInfra.kafka().adminClientProperties(), topic);
                     System.out.println("postgres crash under load: " + report + ", client retries=" + retries);
                     assertThat(report.holds()).as(report.toString()).isTrue();
                     assertThat(report.payments()).isEqualTo(600);

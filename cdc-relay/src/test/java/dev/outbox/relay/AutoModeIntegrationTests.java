@@ -60,7 +60,8 @@ class AutoModeIntegrationTests {
                     return rs.getLong(1) == 0;
                 });
                 String health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/actuator/health")).build(),
+                        URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+                        .header("Authorization", "Bearer local-admin-token").build(),
                         HttpResponse.BodyHandlers.ofString()).body();
                 assertThat(health).contains("\"active\":\"polling\"", "wal_level is replica, not logical");
                 assertThat(RelayFixtures.readUntil(SharedInfra.kafka().bootstrapServers(),

@@ -204,13 +204,15 @@ class CdcRelayIntegrationTests {
     @Test
     void exposesSlotHealthAndBacklogMetrics() throws Exception {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            JsonNode health = JSON.readTree(get("/actuator/health", null).body());
+            JsonNode health = JSON.readTree(get("/actuator/health", "local-admin-token").body());
             JsonNode slot = health.path("components").path("cdcSlot").path("details");
             assertThat(slot.path("role").asString()).isEqualTo("leader");
             assertThat(slot.path("slotActive").asBoolean()).isTrue();
             assertThat(slot.path("walStatus").asString()).isIn("reserved", "extended");
             assertThat(slot.path("lagBytes").asLong()).isGreaterThanOrEqualTo(0);
         });
+        String anonymousHealth = get("/actuator/health", null).body();
+        assertThat(anonymousHealth).contains("\"status\":\"UP\"").doesNotContain("walStatus", "lagBytes", "slot");
         assertThat(get("/actuator/prometheus", null).statusCode()).isEqualTo(401);
         assertThat(get("/actuator/prometheus", "not-the-admin-token").statusCode()).isEqualTo(401);
         String metrics = get("/actuator/prometheus", "local-admin-token").body();

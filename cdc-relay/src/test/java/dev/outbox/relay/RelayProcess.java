@@ -67,6 +67,7 @@ final class RelayProcess implements AutoCloseable {
         try {
             HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + port + "/actuator/health")).timeout(Duration.ofSeconds(3))
+                    .header("Authorization", "Bearer local-admin-token")
                     .build(), HttpResponse.BodyHandlers.ofString());
             return response.statusCode() == 200 || response.statusCode() == 503 ? JSON.readTree(response.body())
                     : null;

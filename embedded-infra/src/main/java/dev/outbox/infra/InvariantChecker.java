@@ -67,10 +67,11 @@ public final class InvariantChecker {
     }
 
     /**
-     * @param bootstrap Kafka bootstrap servers to count the wire, or {@code null} to skip the topic
+     * @param kafka client properties (bootstrap servers and credentials) to count the wire, or {@code null} to skip
+     *              the topic
      */
-    public static Report check(Connection paymentsDb, Connection accountingDb, String consumer, String bootstrap,
-            String topic) throws SQLException {
+    public static Report check(Connection paymentsDb, Connection accountingDb, String consumer,
+            Map<String, Object> kafka, String topic) throws SQLException {
         Map<UUID, BigDecimal> net = new HashMap<>();
         query(paymentsDb, "SELECT id, amount - refunded_amount FROM payments",
                 rs -> net.put(rs.getObject(1, UUID.class), rs.getBigDecimal(2)));
@@ -120,20 +121,19 @@ public final class InvariantChecker {
         if (outbox[2] > 0) {
             problems.add(outbox[2] + " outbox rows still pending");
         }
-        long[] wire = bootstrap == null ? new long[2] : countWire(bootstrap, topic);
+        long[] wire = kafka == null ? new long[2] : countWire(kafka, topic);
         return new Report(net.size(), outbox[0], outbox[1], outbox[2], outbox[3], entries[0], duplicates, missing,
                 orphans, mismatches, wire[0], wire[1], problems);
     }
 
     /** Records on the topic, and distinct event ids among them (read from the beginning to the current end). */
-    static long[] countWire(String bootstrap, String topic) {
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                "bootstrap.servers", bootstrap,
-                "group.id", "invariant-checker-" + UUID.randomUUID(),
-                "auto.offset.reset", "earliest",
+    static long[] countWire(Map<String, Object> kafka, String topic) {
+        Map<String, Object> config = new HashMap<>(kafka);
+        config.putAll(Map.of(
                 "enable.auto.commit", "false",
                 "key.deserializer", ByteArrayDeserializer.class.getName(),
-                "value.deserializer", ByteArrayDeserializer.class.getName()))) {
+                "value.deserializer", ByteArrayDeserializer.class.getName()));
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
             var partitions = consumer.partitionsFor(topic).stream()
                     .map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition())).toList();
             consumer.assign(partitions);
@@ -175,16 +175,30 @@ public final class InvariantChecker {
         String payments = arg(args, 0, "jdbc:postgresql://127.0.0.1:5432/payments");
         String accounting = arg(args, 1, "jdbc:postgresql://127.0.0.1:5432/accounting");
         String consumer = arg(args, 2, "accounting");
-        String bootstrap = arg(args, 3, "127.0.0.1:9092");
+        Map<String, Object> kafka = localKafka(arg(args, 3, "127.0.0.1:9092"));
         String topic = arg(args, 4, "payments.payment.events");
         String user = System.getenv().getOrDefault("PGUSER", "postgres");
         String password = System.getenv().getOrDefault("PGPASSWORD", "postgres");
         try (Connection p = DriverManager.getConnection(payments, user, password);
                 Connection a = DriverManager.getConnection(accounting, user, password)) {
-            Report report = check(p, a, consumer, bootstrap, topic);
+            Report report = check(p, a, consumer, kafka, topic);
             System.out.println(report);
             System.exit(report.holds() ? 0 : 1);
         }
+    }
+
+    /**
+     * The local run's broker as its admin sees it ({@code KAFKA_USERNAME}, {@code KAFKA_PASSWORD} and
+     * {@code KAFKA_SECURITY_PROTOCOL} override), for the command-line tools.
+     */
+    static Map<String, Object> localKafka(String bootstrap) {
+        Map<String, String> env = System.getenv();
+        Map<String, Object> config = new HashMap<>("PLAINTEXT".equals(env.get("KAFKA_SECURITY_PROTOCOL"))
+                ? KafkaBroker.clientSecurity(null, null)
+                : KafkaBroker.clientSecurity(env.getOrDefault("KAFKA_USERNAME", KafkaBroker.ADMIN),
+                        env.getOrDefault("KAFKA_PASSWORD", LocalPipeline.KAFKA_ADMIN_PASSWORD)));
+        config.put("bootstrap.servers", bootstrap);
+        return config;
     }
 
     private static String arg(String[] args, int i, String fallback) {

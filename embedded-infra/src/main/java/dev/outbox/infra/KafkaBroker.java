@@ -6,6 +6,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 
@@ -16,16 +20,24 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 
 /**
- * A real single-node Kafka broker in KRaft mode (combined broker + controller), bound to 127.0.0.1.
+ * A real single-node Kafka broker in KRaft mode (combined broker + controller), bound to 127.0.0.1. Plaintext for
+ * the tests that do not test security, or {@linkplain #secured secured}: SASL/SCRAM-SHA-256 on every listener, the
+ * controller's included (a plaintext controller port would let any local process create ACLs), and the
+ * StandardAuthorizer with no access for a principal without ACLs; only the admin principal, bootstrapped into the
+ * metadata when the log directory is formatted, is a super user.
  * It runs in-process ({@link #start()}), or as a child JVM through {@link #main(String[])} so that tests can
  * stop it for real ({@link ChildProcess}). The log directory survives a restart, so a stopped broker comes back
  * with every acknowledged record.
  */
 public final class KafkaBroker implements AutoCloseable {
 
+    public static final String ADMIN = "admin";
+    static final String MECHANISM = "SCRAM-SHA-256";
+
     private final int port;
     private final int controllerPort;
     private final Path logDir;
+    private final String adminPassword;
     private KafkaRaftServer server;
 
     public KafkaBroker(int port, Path logDir) {
@@ -33,9 +45,53 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     public KafkaBroker(int port, int controllerPort, Path logDir) {
+        this(port, controllerPort, logDir, null);
+    }
+
+    private KafkaBroker(int port, int controllerPort, Path logDir, String adminPassword) {
         this.port = port;
         this.controllerPort = controllerPort;
         this.logDir = logDir;
+        this.adminPassword = adminPassword;
+    }
+
+    /**
+     * A broker that authenticates every client with SCRAM and authorizes by ACL. The admin's password is written
+     * into the metadata when {@code logDir} is formatted and must stay the same for that directory.
+     */
+    public static KafkaBroker secured(int port, int controllerPort, Path logDir, String adminPassword) {
+        return new KafkaBroker(port, controllerPort, logDir, adminPassword);
+    }
+
+    public boolean isSecured() {
+        return adminPassword != null;
+    }
+
+    /** What a client needs to reach this broker: bootstrap servers and, when secured, the admin's credential. */
+    public Map<String, Object> adminClientProperties() {
+        Map<String, Object> props = new HashMap<>(clientSecurity(isSecured() ? ADMIN : null, adminPassword));
+        props.put("bootstrap.servers", bootstrapServers());
+        return props;
+    }
+
+    /**
+     * The client settings for one principal: SASL_PLAINTEXT with SCRAM-SHA-256, or plaintext when {@code user} is
+     * {@code null}.
+     */
+    public static Map<String, Object> clientSecurity(String user, String password) {
+        if (user == null) {
+            return Map.of("security.protocol", "PLAINTEXT");
+        }
+        return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", MECHANISM,
+                "sasl.jaas.config", jaas(user, password));
+    }
+
+    static String jaas(String user, String password) {
+        if (user.contains("\"") || password.contains("\"") || password.contains(",")) {
+            throw new IllegalArgumentException("Kafka user names and passwords may hold no quote or comma");
+        }
+        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user
+                + "\" password=\"" + password + "\";";
     }
 
     public synchronized KafkaBroker start() {
@@ -69,11 +125,22 @@ public final class KafkaBroker implements AutoCloseable {
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
         p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        String protocol = isSecured() ? "SASL_PLAINTEXT" : "PLAINTEXT";
+        p.put("listeners", protocol + "://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", protocol + "://127.0.0.1:" + port);
+        p.put("listener.security.protocol.map", protocol + ":" + protocol + ",CONTROLLER:" + protocol);
         p.put("controller.listener.names", "CONTROLLER");
-        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("inter.broker.listener.name", protocol);
+        if (isSecured()) {
+            p.put("sasl.enabled.mechanisms", MECHANISM);
+            p.put("sasl.mechanism.inter.broker.protocol", MECHANISM);
+            p.put("sasl.mechanism.controller.protocol", MECHANISM);
+            p.put("listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config", jaas(ADMIN, adminPassword));
+            p.put("listener.name.controller.scram-sha-256.sasl.jaas.config", jaas(ADMIN, adminPassword));
+            p.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+            p.put("super.users", "User:" + ADMIN);
+            p.put("allow.everyone.if.no.acl.found", "false");
+        }
         p.put("log.dirs", logDir.toAbsolutePath().toString());
         p.put("num.partitions", "3");
         p.put("offsets.topic.replication.factor", "1");
@@ -83,7 +150,8 @@ public final class KafkaBroker implements AutoCloseable {
         p.put("share.coordinator.state.topic.replication.factor", "1");
         p.put("share.coordinator.state.topic.min.isr", "1");
         p.put("group.initial.rebalance.delay.ms", "0");
-        p.put("auto.create.topics.enable", "true");
+        // secured: topics are provisioned by the admin, as in production; a client cannot create one by asking for it
+        p.put("auto.create.topics.enable", String.valueOf(!isSecured()));
         p.put("log.flush.interval.messages", "1");
         return p;
     }
@@ -98,8 +166,13 @@ public final class KafkaBroker implements AutoCloseable {
             try (var out = Files.newOutputStream(config)) {
                 props.store(out, "embedded broker");
             }
-            int rc = StorageTool$.MODULE$.execute(new String[] {
-                    "format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(), "--ignore-formatted"},
+            List<String> args = new ArrayList<>(List.of(
+                    "format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(), "--ignore-formatted"));
+            if (isSecured()) {
+                args.add("--add-scram");
+                args.add(MECHANISM + "=[name=" + ADMIN + ",password=" + adminPassword + "]");
+            }
+            int rc = StorageTool$.MODULE$.execute(args.toArray(String[]::new),
                     new PrintStream(PrintStream.nullOutputStream()));
             Files.deleteIfExists(config);
             if (rc != 0) {
@@ -111,12 +184,12 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /**
-     * Child-JVM entry point: {@code KafkaBroker <port> <controllerPort> <logDir>}; prints READY when it accepts
-     * connections.
+     * Child-JVM entry point: {@code KafkaBroker <port> <controllerPort> <logDir>}, secured when the environment
+     * holds {@code KAFKA_ADMIN_PASSWORD}; prints READY when it accepts connections.
      */
     public static void main(String[] args) throws InterruptedException {
-        KafkaBroker broker = new KafkaBroker(Integer.parseInt(args[0]), Integer.parseInt(args[1]), Path.of(args[2]))
-                .start();
+        KafkaBroker broker = new KafkaBroker(Integer.parseInt(args[0]), Integer.parseInt(args[1]), Path.of(args[2]),
+                System.getenv("KAFKA_ADMIN_PASSWORD")).start();
         Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "kafka-shutdown"));
         System.out.println("READY " + broker.bootstrapServers());
         System.out.flush();
@@ -129,17 +202,28 @@ public final class KafkaBroker implements AutoCloseable {
         private final int controllerPort = Ports.free();
         private final Path logDir;
         private final Path logFile;
+        private final String adminPassword;
         private Process process;
 
         public ChildProcess(int port, Path logDir) {
+            this(port, logDir, null);
+        }
+
+        /** @param adminPassword the admin's SCRAM password for a secured broker, {@code null} for plaintext */
+        public ChildProcess(int port, Path logDir, String adminPassword) {
             this.port = port;
             this.logDir = logDir;
             this.logFile = logDir.resolveSibling(logDir.getFileName() + ".log");
+            this.adminPassword = adminPassword;
         }
 
         public synchronized ChildProcess start() {
-            process = JavaProcess.builder(KafkaBroker.class.getName(), String.valueOf(port),
-                            String.valueOf(controllerPort), logDir.toString())
+            JavaProcess.Builder builder = JavaProcess.builder(KafkaBroker.class.getName(), String.valueOf(port),
+                    String.valueOf(controllerPort), logDir.toString());
+            if (adminPassword != null) {
+                builder.env("KAFKA_ADMIN_PASSWORD", adminPassword);
+            }
+            process = builder
                     .heap("512m")
                     .logTo(logFile)
                     .start();
@@ -158,6 +242,14 @@ public final class KafkaBroker implements AutoCloseable {
 
         public String bootstrapServers() {
             return "127.0.0.1:" + port;
+        }
+
+        /** As {@link KafkaBroker#adminClientProperties()}. */
+        public Map<String, Object> adminClientProperties() {
+            Map<String, Object> props = new HashMap<>(clientSecurity(adminPassword == null ? null : ADMIN,
+                    adminPassword));
+            props.put("bootstrap.servers", bootstrapServers());
+            return props;
         }
 
         public boolean isAlive() {

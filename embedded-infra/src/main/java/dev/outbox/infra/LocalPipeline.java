@@ -17,12 +17,22 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import org.apache.kafka.clients.admin.Admin;
+
 /**
- * The one-command local run, without Docker: a durable embedded PostgreSQL (wal_level=logical) and a KRaft
- * Kafka broker in this JVM, then payments-api, cdc-relay and accounting-consumer as child JVMs from their
- * built jars, configured by the same environment variables as in compose. Ctrl-C stops everything it started.
+ * The one-command local run, without Docker: a durable embedded PostgreSQL (wal_level=logical, scram-sha-256 for
+ * every connection) and a secured KRaft Kafka broker (SASL/SCRAM, ACLs) in this JVM, then payments-api, cdc-relay
+ * and accounting-consumer as child JVMs from their built jars, each with its own database role and Kafka principal,
+ * configured by the same environment variables as in compose. Ctrl-C stops everything it started.
  */
 public final class LocalPipeline {
+
+    /** The local run's Kafka credentials: the admin's, and the services' principals (as in compose.yaml). */
+    static final String KAFKA_ADMIN_PASSWORD = "admin-secret";
+    static final Map<String, String> KAFKA_PASSWORDS = Map.of(
+            "relay", "relay-secret", "accounting", "accounting-secret", "ui", "ui-secret");
+    /** Written into a data directory this build created; an older one (trust, plaintext Kafka) is refused. */
+    private static final String LAYOUT = "scram-v1";
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
@@ -39,6 +49,7 @@ public final class LocalPipeline {
             return;
         }
         Path home = Path.of(env("LOCAL_DATA_DIR", ".local")).toAbsolutePath();
+        checkLayout(home);
         Path logs = Files.createDirectories(home.resolve("logs"));
         int pgPort = Integer.parseInt(env("PG_PORT", "5432"));
         int kafkaPort = Integer.parseInt(env("KAFKA_PORT", "9092"));
@@ -55,8 +66,13 @@ public final class LocalPipeline {
             throw new IllegalStateException("could not create the roles; a data directory from an older build "
                     + "has the databases without them: delete " + home + " for a clean slate", e);
         }
-        say("starting Kafka on 127.0.0.1:" + kafkaPort);
-        KafkaBroker kafka = new KafkaBroker(kafkaPort, controllerPort, home.resolve("kafka")).start();
+        say("starting Kafka on 127.0.0.1:" + kafkaPort + " (SASL/SCRAM, ACLs of docker/kafka/acls.txt)");
+        KafkaBroker kafka = KafkaBroker.secured(kafkaPort, controllerPort, home.resolve("kafka"), KAFKA_ADMIN_PASSWORD)
+                .start();
+        try (Admin admin = Admin.create(kafka.adminClientProperties())) {
+            KafkaAccess.provision(admin, KAFKA_PASSWORDS);
+        }
+        Files.writeString(home.resolve("layout"), LAYOUT);
 
         List<Process> services = new ArrayList<>();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -77,17 +93,20 @@ public final class LocalPipeline {
         }, "local-pipeline-shutdown"));
 
         String db = "jdbc:postgresql://127.0.0.1:" + pgPort + "/";
-        Map<String, String> common = Map.of("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
-        // the roles and passwords of docker/postgres/init.sql, as in compose
+        Map<String, String> common = Map.of("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers(),
+                "KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT", "KAFKA_SASL_MECHANISM", KafkaBroker.MECHANISM);
+        // the roles and passwords of docker/postgres/init.sql and the Kafka principals, as in compose
         services.add(launch("payments-api", logs, common, Map.of(
                 "PAYMENTS_DB_URL", db + "payments", "PAYMENTS_DB_USER", "payments_app",
                 "PAYMENTS_DB_PASSWORD", "payments_app"), 8080, "/readyz"));
         services.add(launch("cdc-relay", logs, common, Map.of(
                 "RELAY_DB_HOST", "127.0.0.1", "RELAY_DB_PORT", String.valueOf(pgPort), "RELAY_DB_NAME", "payments",
-                "RELAY_DB_USER", "relay", "RELAY_DB_PASSWORD", "relay"), 8081, "/actuator/health"));
+                "RELAY_DB_USER", "relay", "RELAY_DB_PASSWORD", "relay",
+                "KAFKA_USERNAME", "relay", "KAFKA_PASSWORD", KAFKA_PASSWORDS.get("relay")), 8081, "/actuator/health"));
         services.add(launch("accounting-consumer", logs, common, Map.of(
                 "ACCOUNTING_DB_URL", db + "accounting", "ACCOUNTING_DB_USER", "accounting_app",
-                "ACCOUNTING_DB_PASSWORD", "accounting_app"), 8082, "/readyz"));
+                "ACCOUNTING_DB_PASSWORD", "accounting_app",
+                "KAFKA_USERNAME", "accounting", "KAFKA_PASSWORD", KAFKA_PASSWORDS.get("accounting")), 8082, "/readyz"));
 
         say("""
                 the pipeline is up (logs in %s)
@@ -96,14 +115,27 @@ public final class LocalPipeline {
                   operations           cdc-relay http://127.0.0.1:8081, payments-api http://127.0.0.1:9080,
                                        accounting-consumer http://127.0.0.1:9082: /actuator/health is open,
                                        the rest (and the relay's /admin) needs 'Authorization: Bearer local-admin-token'
-                  PostgreSQL           127.0.0.1:%d (services: payments_app, relay, accounting_app;
-                                       admin: postgres/postgres), Kafka 127.0.0.1:%d
+                  ledger               'Authorization: Bearer local-admin-token' too
+                  PostgreSQL           127.0.0.1:%d, scram-sha-256 (services: payments_app, relay, accounting_app;
+                                       admin: postgres/postgres)
+                  Kafka                127.0.0.1:%d, SASL_PLAINTEXT + SCRAM-SHA-256 (admin/admin-secret; services:
+                                       relay, accounting)
                 try:
                   curl -s -X POST http://127.0.0.1:8080/payments -H 'Authorization: Bearer local-key-client-a' \\
                        -H 'Idempotency-Key: demo-1' -H 'Content-Type: application/json' \\
                        -d '{"amount":"25.00","currency":"EUR"}'
                 Ctrl-C stops everything.""".formatted(logs, pgPort, kafkaPort));
         new CountDownLatch(1).await();
+    }
+
+    /** A data directory from a build without passwords (trust, plaintext Kafka) cannot be upgraded in place. */
+    private static void checkLayout(Path home) throws IOException {
+        boolean used = Files.exists(home.resolve("postgres")) || Files.exists(home.resolve("kafka"));
+        Path layout = home.resolve("layout");
+        if (used && (!Files.exists(layout) || !Files.readString(layout).strip().equals(LAYOUT))) {
+            throw new IllegalStateException(home + " was created by an older build (PostgreSQL trusting every "
+                    + "connection, Kafka without authentication); delete it for a clean slate");
+        }
     }
 
     private static Process launch(String service, Path logs, Map<String, String> common, Map<String, String> own,

@@ -16,7 +16,9 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 /**
  * A real PostgreSQL server (zonky embedded binaries) configured for logical decoding: wal_level=logical with
- * replication slots and WAL senders, listening on 127.0.0.1 only. Databases isolate users of one server.
+ * replication slots and WAL senders, listening on 127.0.0.1 only. Every connection proves its password with
+ * scram-sha-256, the superuser's included (zonky's initdb trusts everyone; the pg_hba.conf written here on every
+ * start replaces that). Databases isolate users of one server.
  */
 public final class PostgresServer implements AutoCloseable {
 
@@ -61,6 +63,13 @@ public final class PostgresServer implements AutoCloseable {
     private static EmbeddedPostgres.Builder builder(int port, Path dir, boolean durable,
             java.util.Map<String, String> settings) {
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
+                    // passed to initdb: the superuser gets its password, no connection is trusted
+                    .setLocaleConfig("auth-host", "scram-sha-256")
+                    .setLocaleConfig("auth-local", "scram-sha-256")
+                    .setLocaleConfig("pwfile", passwordFile().toString())
+                    .setDataDirectoryCustomizer(PostgresServer::requirePasswords)
+                    // zonky's own readiness check logs in as the superuser too
+                    .setConnectConfig("password", PASSWORD)
                     .setPort(port)
                     .setPGStartupWait(Duration.ofSeconds(60))
                     .setServerConfig("listen_addresses", "127.0.0.1")
@@ -72,6 +81,7 @@ public final class PostgresServer implements AutoCloseable {
                     .setServerConfig("max_connections", "300")
                     .setServerConfig("shared_buffers", "256MB")
                     .setServerConfig("synchronous_commit", "on")
+                    .setServerConfig("password_encryption", "scram-sha-256")
                     .setServerConfig("fsync", durable ? "on" : "off")
                     .setServerConfig("full_page_writes", durable ? "on" : "off")
                     .setServerConfig("log_min_messages", "warning")
@@ -79,6 +89,38 @@ public final class PostgresServer implements AutoCloseable {
                     .setErrorRedirector(ProcessBuilder.Redirect.DISCARD);
         settings.forEach(builder::setServerConfig);
         return builder.setDataDirectory(dir).setCleanDataDirectory(false);
+    }
+
+    private static final String PG_HBA = """
+            # Written by PostgresServer on every start: every connection, local or TCP, replication included,
+            # proves its password with scram-sha-256. Nothing is trusted.
+            local   all          all                  scram-sha-256
+            host    all          all   127.0.0.1/32   scram-sha-256
+            host    all          all   ::1/128        scram-sha-256
+            host    replication  all   127.0.0.1/32   scram-sha-256
+            host    replication  all   ::1/128        scram-sha-256
+            """;
+
+    private static void requirePasswords(java.io.File dataDirectory) {
+        try {
+            java.nio.file.Files.writeString(dataDirectory.toPath().resolve("pg_hba.conf"), PG_HBA);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** initdb's --pwfile: the superuser's password, in a file only this user can read, deleted on exit. */
+    private static Path passwordFile() {
+        try {
+            Path file = java.nio.file.Files.createTempFile("pg-superuser", ".pw",
+                    java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+            java.nio.file.Files.writeString(file, PASSWORD + "\n");
+            file.toFile().deleteOnExit();
+            return file;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     public int port() {

@@ -13,7 +13,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * A console consumer for the local run: prints every record of a topic from the beginning with its partition,
- * offset, key, headers and value. {@code tail [topic] [bootstrap]}; Ctrl-C stops it.
+ * offset, key, headers and value, as the local run's Kafka admin (see {@link InvariantChecker#localKafka}).
+ * {@code tail [topic] [bootstrap]}; Ctrl-C stops it.
  */
 final class TopicTail {
 
@@ -23,13 +24,14 @@ final class TopicTail {
     static void main(String[] args) {
         String topic = args.length > 0 ? args[0] : "payments.payment.events";
         String bootstrap = args.length > 1 ? args[1] : "127.0.0.1:9092";
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(
-                "bootstrap.servers", bootstrap,
+        Map<String, Object> config = new java.util.HashMap<>(InvariantChecker.localKafka(bootstrap));
+        config.putAll(Map.of(
                 "group.id", "tail-" + UUID.randomUUID(),
                 "auto.offset.reset", "earliest",
                 "enable.auto.commit", "false",
                 "key.deserializer", StringDeserializer.class.getName(),
-                "value.deserializer", StringDeserializer.class.getName()))) {
+                "value.deserializer", StringDeserializer.class.getName()));
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(config)) {
             consumer.subscribe(List.of(topic));
             while (true) {
                 for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {

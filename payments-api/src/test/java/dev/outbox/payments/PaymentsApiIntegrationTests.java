@@ -13,6 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import dev.outbox.security.RawHttp;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -97,7 +98,7 @@ class PaymentsApiIntegrationTests {
                 .header("Idempotency-Key", key())
                 .header("Content-Type", "application/json")
                 .header("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01")
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"amount\":1,\"currency\":\"EUR\"}"))
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"amount\":\"1.00\",\"currency\":\"EUR\"}"))
                 .build();
         HttpResponse<String> response = send(request);
 
@@ -111,7 +112,7 @@ class PaymentsApiIntegrationTests {
     @Test
     void replaysTheStoredResponseByteForByteWithoutASecondPayment() {
         String key = key();
-        String body = "{\"amount\": 99.99, \"currency\": \"USD\"}";
+        String body = "{\"amount\": \"99.99\", \"currency\": \"USD\"}";
         HttpResponse<String> first = api.createPayment(key, body);
         long payments = count("payments");
         long events = count("outbox_messages");
@@ -129,7 +130,7 @@ class PaymentsApiIntegrationTests {
     @Test
     void treatsTheSameAmountWrittenDifferentlyAsTheSameRequest() {
         String key = key();
-        HttpResponse<String> first = api.createPayment(key, "{\"amount\": 10, \"currency\": \"EUR\"}");
+        HttpResponse<String> first = api.createPayment(key, "{\"amount\": \"10\", \"currency\": \"EUR\"}");
         HttpResponse<String> second = api.createPayment(key, "{\"currency\":\"EUR\",\"amount\":\"10.00\"}");
 
         assertThat(second.statusCode()).isEqualTo(201);
@@ -139,10 +140,10 @@ class PaymentsApiIntegrationTests {
     @Test
     void rejectsTheSameKeyWithAnotherBodyAndWritesNothing() {
         String key = key();
-        HttpResponse<String> first = api.createPayment(key, "{\"amount\": 5, \"currency\": \"EUR\"}");
+        HttpResponse<String> first = api.createPayment(key, "{\"amount\": \"5\", \"currency\": \"EUR\"}");
         Snapshot before = snapshot();
 
-        HttpResponse<String> other = api.createPayment(key, "{\"amount\": 6, \"currency\": \"EUR\"}");
+        HttpResponse<String> other = api.createPayment(key, "{\"amount\": \"6\", \"currency\": \"EUR\"}");
 
         assertThat(first.statusCode()).isEqualTo(201);
         assertProblem(other, 422, "idempotency-key-reused");
@@ -152,7 +153,7 @@ class PaymentsApiIntegrationTests {
     @Test
     void scopesIdempotencyKeysPerClient() {
         String key = key();
-        String body = "{\"amount\": 5, \"currency\": \"EUR\"}";
+        String body = "{\"amount\": \"5\", \"currency\": \"EUR\"}";
         HttpResponse<String> a = api.post("/payments", ApiClient.CLIENT_A_KEY, key, body);
         HttpResponse<String> b = api.post("/payments", ApiClient.CLIENT_B_KEY, key, body);
 
@@ -242,23 +243,33 @@ class PaymentsApiIntegrationTests {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "malformed JSON          | {\"amount\": 10, \"currency\": ",
+            "malformed JSON          | {\"amount\": \"10\", \"currency\": ",
             "not an object           | [1,2,3]",
             "empty body              | ''",
-            "zero amount             | {\"amount\": 0, \"currency\": \"EUR\"}",
-            "negative amount         | {\"amount\": -5, \"currency\": \"EUR\"}",
+            "zero amount             | {\"amount\": \"0\", \"currency\": \"EUR\"}",
+            "negative amount         | {\"amount\": \"-5\", \"currency\": \"EUR\"}",
             "amount as text garbage  | {\"amount\": \"ten\", \"currency\": \"EUR\"}",
             "missing amount          | {\"currency\": \"EUR\"}",
-            "JPY has no minor unit   | {\"amount\": 1.5, \"currency\": \"JPY\"}",
-            "BHD has three decimals  | {\"amount\": 1.2345, \"currency\": \"BHD\"}",
-            "EUR has two decimals    | {\"amount\": 1.005, \"currency\": \"EUR\"}",
-            "unknown currency        | {\"amount\": 1, \"currency\": \"ABC\"}",
-            "lower-case currency     | {\"amount\": 1, \"currency\": \"eur\"}",
-            "gold is not money here  | {\"amount\": 1, \"currency\": \"XAU\"}",
-            "absurd amount           | {\"amount\": 1e12, \"currency\": \"EUR\"}",
-            "client-set status       | {\"amount\": 1, \"currency\": \"EUR\", \"status\": \"REFUNDED\"}",
-            "client-set id           | {\"amount\": 1, \"currency\": \"EUR\", \"id\": \"6f1c1d4e-0000-0000-0000-000000000000\"}",
-            "trailing garbage        | {\"amount\": 1, \"currency\": \"EUR\"} x",
+            "JPY has no minor unit   | {\"amount\": \"1.5\", \"currency\": \"JPY\"}",
+            "BHD has three decimals  | {\"amount\": \"1.2345\", \"currency\": \"BHD\"}",
+            "EUR has two decimals    | {\"amount\": \"1.005\", \"currency\": \"EUR\"}",
+            "unknown currency        | {\"amount\": \"1\", \"currency\": \"ABC\"}",
+            "lower-case currency     | {\"amount\": \"1\", \"currency\": \"eur\"}",
+            "gold is not money here  | {\"amount\": \"1\", \"currency\": \"XAU\"}",
+            "absurd amount           | {\"amount\": \"1000000000000\", \"currency\": \"EUR\"}",
+            "client-set status       | {\"amount\": \"1\", \"currency\": \"EUR\", \"status\": \"REFUNDED\"}",
+            "client-set id           | {\"amount\": \"1\", \"currency\": \"EUR\", \"id\": \"6f1c1d4e-0000-0000-0000-000000000000\"}",
+            "trailing garbage        | {\"amount\": \"1\", \"currency\": \"EUR\"} x",
+            "duplicate key           | {\"amount\": \"1.00\", \"amount\": \"900.00\", \"currency\": \"EUR\"}",
+            "amount as a number      | {\"amount\": 10, \"currency\": \"EUR\"}",
+            "amount as a fraction    | {\"amount\": 10.50, \"currency\": \"EUR\"}",
+            "exponent                | {\"amount\": \"1E+1\", \"currency\": \"EUR\"}",
+            "plus sign               | {\"amount\": \"+1.00\", \"currency\": \"EUR\"}",
+            "padded amount           | {\"amount\": \" 1.00 \", \"currency\": \"EUR\"}",
+            "description as a number | {\"amount\": \"1.00\", \"currency\": \"EUR\", \"description\": 42}",
+            "lone surrogate          | {\"amount\": \"1.00\", \"currency\": \"EUR\", \"description\": \"a\\ud800b\"}",
+            "bidi override           | {\"amount\": \"1.00\", \"currency\": \"EUR\", \"description\": \"\\u202eevil\"}",
+            "zero-width space        | {\"amount\": \"1.00\", \"currency\": \"EUR\", \"description\": \"a\\u200bb\"}",
     })
     void rejectsBadInputWithAProblemAndWritesNothing(String name, String body) {
         Snapshot before = snapshot();
@@ -271,14 +282,14 @@ class PaymentsApiIntegrationTests {
 
     @Test
     void acceptsTheFinestScaleEachCurrencyAllows() {
-        assertThat(api.createPayment(key(), "{\"amount\": 1500, \"currency\": \"JPY\"}").statusCode()).isEqualTo(201);
-        assertThat(api.createPayment(key(), "{\"amount\": 1.234, \"currency\": \"BHD\"}").statusCode()).isEqualTo(201);
-        assertThat(api.createPayment(key(), "{\"amount\": 1.50, \"currency\": \"JPY\"}").statusCode()).isEqualTo(400);
+        assertThat(api.createPayment(key(), "{\"amount\": \"1500\", \"currency\": \"JPY\"}").statusCode()).isEqualTo(201);
+        assertThat(api.createPayment(key(), "{\"amount\": \"1.234\", \"currency\": \"BHD\"}").statusCode()).isEqualTo(201);
+        assertThat(api.createPayment(key(), "{\"amount\": \"1.50\", \"currency\": \"JPY\"}").statusCode()).isEqualTo(400);
     }
 
     @Test
     void requiresAWellFormedIdempotencyKey() {
-        String body = "{\"amount\": 1, \"currency\": \"EUR\"}";
+        String body = "{\"amount\": \"1\", \"currency\": \"EUR\"}";
         Snapshot before = snapshot();
 
         assertProblem(api.createPayment(null, body), 400, "invalid-request");
@@ -291,7 +302,7 @@ class PaymentsApiIntegrationTests {
     @Test
     void rejectsAnOversizeBodyWith413() {
         Snapshot before = snapshot();
-        String body = "{\"amount\": 1, \"currency\": \"EUR\", \"description\": \"" + "x".repeat(20_000) + "\"}";
+        String body = "{\"amount\": \"1\", \"currency\": \"EUR\", \"description\": \"" + "x".repeat(20_000) + "\"}";
 
         assertProblem(api.createPayment(key(), body), 413, "payload-too-large");
         assertThat(snapshot()).isEqualTo(before);
@@ -299,8 +310,8 @@ class PaymentsApiIntegrationTests {
 
     @Test
     void rejectsUnauthenticatedCalls() {
-        HttpResponse<String> none = api.post("/payments", null, key(), "{\"amount\": 1, \"currency\": \"EUR\"}");
-        HttpResponse<String> wrong = api.post("/payments", "not-a-key", key(), "{\"amount\": 1, \"currency\": \"EUR\"}");
+        HttpResponse<String> none = api.post("/payments", null, key(), "{\"amount\": \"1\", \"currency\": \"EUR\"}");
+        HttpResponse<String> wrong = api.post("/payments", "not-a-key", key(), "{\"amount\": \"1\", \"currency\": \"EUR\"}");
 
         assertProblem(none, 401, "unauthenticated");
         assertProblem(wrong, 401, "unauthenticated");
@@ -311,7 +322,10 @@ class PaymentsApiIntegrationTests {
         assertThat(management).isNotEqualTo(port);
         ApiClient ops = new ApiClient("http://127.0.0.1:" + management);
 
-        assertThat(ops.get("/actuator/health", "anything").statusCode()).isEqualTo(200);
+        assertThat(RawHttp.get(management, "/actuator/health", null).status()).isEqualTo(200);
+        assertThat(RawHttp.get(management, "/actuator/health", null).body()).doesNotContain("components");
+        assertThat(ops.get("/actuator/health", "anything").statusCode())
+                .as("a wrong credential is refused wherever it is presented").isEqualTo(401);
         HttpResponse<String> anonymous = ops.get("/actuator/prometheus", "not-the-admin-token");
         assertThat(anonymous.statusCode()).isEqualTo(401);
         assertThat(anonymous.body()).contains("urn:problem-type:admin:unauthenticated").doesNotContain("jvm_");
@@ -321,8 +335,9 @@ class PaymentsApiIntegrationTests {
         assertThat(admin.body()).contains("http_server_requests");
 
         // the API port keeps the probes and nothing else of the actuator
-        assertThat(api.get("/readyz", "anything").statusCode()).isEqualTo(200);
-        assertThat(api.get("/livez", "anything").statusCode()).isEqualTo(200);
+        assertThat(RawHttp.get(port, "/readyz", null).status()).isEqualTo(200);
+        assertThat(RawHttp.get(port, "/livez", null).status()).isEqualTo(200);
+        assertThat(api.get("/readyz", "anything").statusCode()).isEqualTo(401);
         assertThat(api.get("/actuator/prometheus", "local-admin-token").statusCode()).isEqualTo(404);
     }
 
@@ -336,11 +351,11 @@ class PaymentsApiIntegrationTests {
     void expiredKeysAreDeletedAndAnExpiredKeyCanBeUsedAgain(
             @Autowired dev.outbox.payments.idempotency.KeyExpiry expiry) {
         String key = key();
-        HttpResponse<String> first = api.createPayment(key, "{\"amount\": 3, \"currency\": \"EUR\"}");
+        HttpResponse<String> first = api.createPayment(key, "{\"amount\": \"3\", \"currency\": \"EUR\"}");
         jdbc.sql("UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE idempotency_key = :key")
                 .param("key", key).update();
 
-        HttpResponse<String> reused = api.createPayment(key, "{\"amount\": 4, \"currency\": \"EUR\"}");
+        HttpResponse<String> reused = api.createPayment(key, "{\"amount\": \"4\", \"currency\": \"EUR\"}");
 
         assertThat(reused.statusCode()).isEqualTo(201);
         assertThat(id(reused)).isNotEqualTo(id(first));
@@ -349,6 +364,112 @@ class PaymentsApiIntegrationTests {
         assertThat(expiry.purge()).isGreaterThanOrEqualTo(1);
         assertThat(jdbc.sql("SELECT count(*) FROM idempotency_keys WHERE idempotency_key = :key").param("key", key)
                 .query(Long.class).single()).isZero();
+    }
+
+    @Test
+    void acceptsOnlyJsonInUtf8() {
+        String body = "{\"amount\":\"1.00\",\"currency\":\"EUR\"}";
+        Snapshot before = snapshot();
+
+        assertProblem(raw("POST", "/payments", Map.of("Content-Type", "text/plain"), body), 415,
+                "http:unsupported-media-type");
+        assertProblem(raw("POST", "/payments", Map.of(), body), 415, "http:unsupported-media-type");
+        assertProblem(raw("POST", "/payments", Map.of("Content-Type", "application/x-www-form-urlencoded"),
+                "amount=1.00&currency=EUR"), 415, "http:unsupported-media-type");
+        assertProblem(raw("POST", "/payments", Map.of("Content-Type", "application/json; charset=UTF-16"), body),
+                415, "payments:unsupported-media-type");
+        byte[] utf16 = body.getBytes(java.nio.charset.StandardCharsets.UTF_16LE);
+        assertProblem(rawBytes("/payments", "application/json", utf16), 400, "payments:invalid-request");
+        byte[] bom = ("\uFEFF" + body).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertProblem(rawBytes("/payments", "application/json", bom), 400, "payments:invalid-request");
+        assertProblem(rawBytes("/payments", "application/json", withSurrogateBytes()), 400,
+                "payments:invalid-request");
+        assertThat(snapshot()).isEqualTo(before);
+        assertThat(raw("POST", "/payments", Map.of("Content-Type", "application/json; charset=utf-8"), body)
+                .status()).isEqualTo(201);
+    }
+
+    @Test
+    void refusesTwoIdempotencyKeyHeadersInsteadOfJoiningThem() {
+        Snapshot before = snapshot();
+        byte[] request = ("POST /payments HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                + "Authorization: Bearer " + ApiClient.CLIENT_A_KEY + "\r\nContent-Type: application/json\r\n"
+                + "Idempotency-Key: a\r\nIdempotency-Key: b\r\nContent-Length: 34\r\n\r\n"
+                + "{\"amount\":\"1.00\",\"currency\":\"EUR\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        RawHttp.Response response = RawHttp.sendBytes(port, request);
+
+        assertThat(response.status()).as(response.toString()).isEqualTo(400);
+        assertThat(response.body()).contains("exactly one Idempotency-Key");
+        assertThat(snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void answersWithTheDescriptionAsStoredAndNeverLetsAResponseBeCached() {
+        String description = "Café №42 — 支払い 💶";
+        HttpResponse<String> created = api.createPayment(key(), "{\"amount\":\"7.00\",\"currency\":\"EUR\","
+                + "\"description\":\"" + description + "\"}");
+
+        UUID id = id(created);
+        assertThat(json.readTree(created.body()).get("description").asString()).isEqualTo(description);
+        assertThat(jdbc.sql("SELECT description FROM payments WHERE id = :id").param("id", id).query(String.class)
+                .single()).isEqualTo(description);
+        assertThat(created.headers().firstValue("Cache-Control")).hasValueSatisfying(v -> assertThat(v)
+                .contains("no-store"));
+        assertThat(api.get("/payments/" + id, ApiClient.CLIENT_A_KEY).headers().firstValue("Cache-Control"))
+                .hasValueSatisfying(v -> assertThat(v).contains("no-store"));
+    }
+
+    @Test
+    void everyRefusalOfTheApiPortIsAProblemDocument() {
+        assertProblem(raw("DELETE", "/payments", Map.of("Authorization", "Bearer " + ApiClient.CLIENT_A_KEY), null),
+                405, "http:method-not-allowed");
+        assertProblem(raw("GET", "/no-such-thing", Map.of(), null), 404, "http:not-found");
+        assertProblem(raw("GET", "/payments;x", Map.of(), null), 400, "http:request-rejected");
+        assertProblem(raw("GET", "/payments/%2e%2e/readyz", Map.of(), null), 400, "http:request-rejected");
+        assertProblem(raw("GET", "/pay%00ments", Map.of(), null), 400, "http:bad-request");
+        assertProblem(raw("GET", "/readyz", Map.of("X-Big", "a".repeat(20_000)), null), 400, "http:bad-request");
+        assertProblem(RawHttp.get(port, "/%70ayments/" + UUID.randomUUID(), null), 401, "payments:unauthenticated");
+        assertProblem(raw("GET", "/payments/1-1-1-1-1", Map.of("Authorization", "Bearer " + ApiClient.CLIENT_A_KEY),
+                null), 404, "payments:not-found");
+    }
+
+    private RawHttp.Response raw(String method, String target, Map<String, String> headers, String body) {
+        Map<String, String> all = new java.util.LinkedHashMap<>(headers);
+        all.putIfAbsent("Authorization", "Bearer " + ApiClient.CLIENT_A_KEY);
+        if (method.equals("POST")) {
+            all.putIfAbsent("Idempotency-Key", key());
+        }
+        return RawHttp.send(port, method, target, all, body);
+    }
+
+    private RawHttp.Response rawBytes(String target, String contentType, byte[] body) {
+        byte[] head = ("POST " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer "
+                + ApiClient.CLIENT_A_KEY + "\r\nIdempotency-Key: " + key() + "\r\nContent-Type: " + contentType
+                + "\r\nContent-Length: " + body.length + "\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] request = java.util.Arrays.copyOf(head, head.length + body.length);
+        System.arraycopy(body, 0, request, head.length, body.length);
+        return RawHttp.sendBytes(port, request);
+    }
+
+    /** A description holding U+D800 encoded as UTF-8 bytes (ED A0 80): not UTF-8 at all. */
+    private static byte[] withSurrogateBytes() {
+        String prefix = "{\"amount\":\"1.00\",\"currency\":\"EUR\",\"description\":\"a";
+        byte[] head = prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] tail = "b\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] body = new byte[head.length + 3 + tail.length];
+        System.arraycopy(head, 0, body, 0, head.length);
+        body[head.length] = (byte) 0xED;
+        body[head.length + 1] = (byte) 0xA0;
+        body[head.length + 2] = (byte) 0x80;
+        System.arraycopy(tail, 0, body, head.length + 3, tail.length);
+        return body;
+    }
+
+    private void assertProblem(RawHttp.Response response, int status, String type) {
+        assertThat(response.status()).as(response.toString()).isEqualTo(status);
+        assertThat(response.isProblem()).as(response.toString()).isTrue();
+        assertThat(response.body()).contains("\"type\":\"urn:problem-type:" + type + "\"")
+                .doesNotContainIgnoringCase("exception").doesNotContain("java.");
     }
 
     private void assertProblem(HttpResponse<String> response, int status, String type) {

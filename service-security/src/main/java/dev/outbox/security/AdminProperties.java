@@ -6,14 +6,16 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
 /**
- * @param tokenSha256 SHA-256 (hex) of the admin bearer token; empty disables the protected endpoints (403)
- * @param paths       path prefixes besides the actuator's that need the admin token
+ * The operator credential of a service.
+ *
+ * @param tokenSha256 SHA-256 (hex) of the admin bearer token; empty disables the operator endpoints (403)
+ * @param paths       path patterns besides the actuator's that belong to the operator chain (the relay: {@code /**})
  */
 @ConfigurationProperties("admin")
 public record AdminProperties(@DefaultValue("") String tokenSha256, @DefaultValue("") List<String> paths) {
 
-    /** The configured digest, or {@code null} when none is. */
-    public BearerDigest token() {
-        return tokenSha256.isBlank() ? null : BearerDigest.ofHex(tokenSha256);
+    /** The admin principal's digest, or none when the operator endpoints are disabled. */
+    public BearerPrincipals principals() {
+        return tokenSha256.isBlank() ? BearerPrincipals.none() : BearerPrincipals.of("admin", BearerDigest.ofHex(tokenSha256));
     }
 }

@@ -7,7 +7,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.outbox.relay.outbox.ErrorText;
+import dev.outbox.security.ErrorText;
 import dev.outbox.relay.outbox.OutboxMarks;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;

@@ -54,6 +54,8 @@ final class DebeziumSettings {
         p.setProperty("offset.flush.interval.ms", "1000");
         p.setProperty("offset.flush.timeout.ms", "10000");
         p.setProperty("bootstrap.servers", kafka.bootstrapServers());
+        // the offset store's admin, producer and consumer take the client settings from the top level
+        kafka.client().forEach(p::setProperty);
 
         p.setProperty("transforms", "outbox");
         p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");

@@ -3,6 +3,8 @@ package dev.outbox.relay.outbox;
 import java.util.Collection;
 import java.util.UUID;
 
+import dev.outbox.security.ErrorText;
+
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 

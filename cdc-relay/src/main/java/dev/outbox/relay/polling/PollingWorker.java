@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-import dev.outbox.relay.outbox.ErrorText;
+import dev.outbox.security.ErrorText;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.OutboxRecord;
 import dev.outbox.relay.publish.PublishProperties;

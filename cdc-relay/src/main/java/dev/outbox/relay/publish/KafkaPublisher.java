@@ -2,6 +2,7 @@ package dev.outbox.relay.publish;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -44,7 +45,8 @@ public final class KafkaPublisher implements AutoCloseable {
 
     KafkaPublisher(PublishProperties properties, MeterRegistry meters) {
         long delivery = properties.deliveryTimeout().toMillis();
-        this.producer = new KafkaProducer<>(Map.<String, Object>ofEntries(
+        Map<String, Object> config = new HashMap<>(properties.client());
+        config.putAll(Map.<String, Object>ofEntries(
                 Map.entry(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, properties.bootstrapServers()),
                 Map.entry(ProducerConfig.CLIENT_ID_CONFIG, "outbox-relay"),
                 Map.entry(ProducerConfig.ACKS_CONFIG, "all"),
@@ -58,6 +60,7 @@ public final class KafkaPublisher implements AutoCloseable {
                 Map.entry(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.max(100, delivery / 4)),
                 Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class),
                 Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class)));
+        this.producer = new KafkaProducer<>(config);
         this.maxBackoff = properties.maxBackoff();
         this.roundTimeout = properties.deliveryTimeout();
         this.published = Counter.builder("outbox_relay_published").description("events acknowledged by Kafka")

@@ -1,6 +1,7 @@
 package dev.outbox.relay.publish;
 
 import java.time.Duration;
+import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -12,13 +13,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param topicPattern     topic per aggregate type; {@code {aggregateType}} is replaced by the row's aggregate_type
  * @param deliveryTimeout  how long the producer retries one send before the relay retries it itself
  * @param maxBackoff       the longest pause between the relay's own retries while the broker is unreachable
+ * @param client           Kafka client settings for authentication (security.protocol, sasl.*), applied to the
+ *                         producer and to the CDC engine's offset store alike
  */
 @ConfigurationProperties("relay.kafka")
 public record PublishProperties(
         @DefaultValue("127.0.0.1:9092") String bootstrapServers,
         @DefaultValue("payments.{aggregateType}.events") String topicPattern,
         @DefaultValue("15s") Duration deliveryTimeout,
-        @DefaultValue("10s") Duration maxBackoff) {
+        @DefaultValue("10s") Duration maxBackoff,
+        @DefaultValue Map<String, String> client) {
 
     public String topicFor(String aggregateType) {
         return topicPattern.replace("{aggregateType}", aggregateType);

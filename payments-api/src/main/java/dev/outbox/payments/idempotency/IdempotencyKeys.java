@@ -1,12 +1,17 @@
 package dev.outbox.payments.idempotency;
 
+import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.UUID;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
-/** The idempotency_keys table. Every method must run inside the caller's transaction. */
+/**
+ * The idempotency_keys table, its one owner. Every method but {@link #deleteExpired} must run inside the
+ * caller's transaction.
+ */
 @Component
 final class IdempotencyKeys {
 
@@ -40,6 +45,15 @@ final class IdempotencyKeys {
              WHERE client_id = :client AND idempotency_key = :key
             """;
 
+    /** Oldest expired keys first, a bounded batch per statement so the cleanup never becomes an I/O spike. */
+    private static final String DELETE_EXPIRED = """
+            DELETE FROM idempotency_keys
+             WHERE (client_id, idempotency_key) IN (SELECT client_id, idempotency_key FROM idempotency_keys
+                                                     WHERE expires_at < now()
+                                                     ORDER BY expires_at
+                                                     LIMIT :batchSize)
+            """;
+
     private static final String LOCK_TIMEOUT = "SELECT set_config('lock_timeout', :timeout, true)";
 
     private final JdbcClient jdbc;
@@ -58,8 +72,8 @@ final class IdempotencyKeys {
                 .param("client", client)
                 .param("key", key)
                 .param("hash", hash)
-                .param("now", java.sql.Timestamp.from(now))
-                .param("expiresAt", java.sql.Timestamp.from(expiresAt))
+                .param("now", Timestamp.from(now))
+                .param("expiresAt", Timestamp.from(expiresAt))
                 .query(String.class)
                 .optional()
                 .isPresent();
@@ -71,7 +85,7 @@ final class IdempotencyKeys {
                 .param("key", key)
                 .query((rs, n) -> new Recorded(rs.getString("request_hash"),
                         new StoredResponse(rs.getInt("response_status"), rs.getBytes("response_body"),
-                                rs.getObject("resource_id", java.util.UUID.class), true)))
+                                rs.getObject("resource_id", UUID.class), true)))
                 .optional();
     }
 
@@ -83,6 +97,11 @@ final class IdempotencyKeys {
                 .param("client", client)
                 .param("key", key)
                 .update();
+    }
+
+    /** Deletes up to {@code batchSize} expired keys in its own (auto-commit) statement; returns how many. */
+    int deleteExpired(int batchSize) {
+        return jdbc.sql(DELETE_EXPIRED).param("batchSize", batchSize).update();
     }
 
     record Recorded(String requestHash, StoredResponse response) {

@@ -9,11 +9,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.HexFormat;
 import java.util.function.Supplier;
 
-import dev.outbox.payments.web.ApiException;
-import dev.outbox.payments.web.ApiProperties;
-
 import org.springframework.dao.PessimisticLockingFailureException;
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -32,14 +28,14 @@ public final class IdempotentOperations {
 
     private final IdempotencyKeys keys;
     private final TransactionTemplate transaction;
-    private final ApiProperties.Idempotency settings;
+    private final IdempotencyProperties settings;
     private final Clock clock;
 
-    IdempotentOperations(IdempotencyKeys keys, TransactionTemplate transaction, ApiProperties properties,
+    IdempotentOperations(IdempotencyKeys keys, TransactionTemplate transaction, IdempotencyProperties settings,
             Clock clock) {
         this.keys = keys;
         this.transaction = transaction;
-        this.settings = properties.idempotency();
+        this.settings = settings;
         this.clock = clock;
     }
 
@@ -56,8 +52,7 @@ public final class IdempotentOperations {
                 if (!keys.claim(client, key, hash, now, now.plus(settings.ttl()))) {
                     IdempotencyKeys.Recorded recorded = keys.find(client, key).orElseThrow();
                     if (!recorded.requestHash().equals(hash)) {
-                        throw new ApiException(HttpStatus.UNPROCESSABLE_CONTENT, "idempotency-key-reused",
-                                "Idempotency-Key reused",
+                        throw new IdempotencyConflict(IdempotencyConflict.Kind.REUSED,
                                 "This Idempotency-Key was already used with a different request.");
                     }
                     return recorded.response().asReplay();
@@ -67,20 +62,9 @@ public final class IdempotentOperations {
                 return response;
             });
         } catch (PessimisticLockingFailureException e) {
-            throw new ApiException(HttpStatus.CONFLICT, "idempotency-key-in-progress", "Request in progress",
+            throw new IdempotencyConflict(IdempotencyConflict.Kind.IN_PROGRESS,
                     "A request with this Idempotency-Key is still being processed; retry later.");
         }
-    }
-
-    /** Checks the header: required, 1 to 255 visible ASCII characters. */
-    public static String validKey(String key) {
-        if (key == null || key.isEmpty()) {
-            throw ApiException.invalid("The Idempotency-Key header is required.");
-        }
-        if (key.length() > 255 || !key.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
-            throw ApiException.invalid("The Idempotency-Key header must be 1 to 255 visible ASCII characters.");
-        }
-        return key;
     }
 
     static String fingerprint(String... parts) {

@@ -1,67 +1,66 @@
 package dev.outbox.payments.payment;
 
 import java.net.URI;
+import java.security.Principal;
 import java.util.UUID;
+import java.util.regex.Pattern;
 
 import jakarta.servlet.http.HttpServletRequest;
 
-import dev.outbox.payments.idempotency.IdempotentOperations;
 import dev.outbox.payments.idempotency.StoredResponse;
+import dev.outbox.payments.payment.PaymentRequests.NewPayment;
 import dev.outbox.payments.payment.PaymentViews.PaymentView;
-import dev.outbox.payments.web.ApiException;
-import dev.outbox.payments.web.ClientId;
 import dev.outbox.payments.web.CrashPoint;
-import dev.outbox.payments.web.RequestBodies;
+import dev.outbox.payments.web.IdempotencyKeyHeader;
+import dev.outbox.payments.web.JsonBodies;
 
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestAttribute;
-import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code /payments}: create (idempotent), read (owner only), refund (idempotent, emits the next version). */
+/**
+ * {@code /payments}: create (idempotent), read (owner only), refund (idempotent, emits the next version). The
+ * caller is the client Spring Security authenticated by its API key; bodies are JSON only.
+ */
 @RestController
 final class PaymentController {
 
-    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    private static final Pattern CANONICAL_UUID = Pattern.compile(
+            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", Pattern.CASE_INSENSITIVE);
 
     private final PaymentService service;
-    private final PaymentRequests requests;
-    private final RequestBodies bodies;
+    private final JsonBodies bodies;
     private final CrashPoint crashPoint;
 
-    PaymentController(PaymentService service, PaymentRequests requests, RequestBodies bodies, CrashPoint crashPoint) {
+    PaymentController(PaymentService service, JsonBodies bodies, CrashPoint crashPoint) {
         this.service = service;
-        this.requests = requests;
         this.bodies = bodies;
         this.crashPoint = crashPoint;
     }
 
-    @PostMapping("/payments")
-    ResponseEntity<byte[]> create(@RequestAttribute(ClientId.ATTRIBUTE) String clientId,
-            @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String key, HttpServletRequest request) {
-        String validKey = IdempotentOperations.validKey(key);
-        var payment = requests.payment(bodies.read(request));
-        StoredResponse response = service.create(clientId, validKey, payment);
+    @PostMapping(path = "/payments", consumes = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<byte[]> create(Principal client, HttpServletRequest request) {
+        String key = IdempotencyKeyHeader.of(request);
+        NewPayment payment = PaymentRequests.payment(bodies.read(request));
+        StoredResponse response = service.create(client.getName(), key, payment);
         crashPoint.afterCommit();
         return respond(response, URI.create("/payments/" + response.resourceId()));
     }
 
     @GetMapping("/payments/{id}")
-    PaymentView get(@RequestAttribute(ClientId.ATTRIBUTE) String clientId, @PathVariable String id) {
-        return PaymentView.of(service.find(paymentId(id), clientId));
+    PaymentView get(Principal client, @PathVariable String id) {
+        return PaymentView.of(service.find(paymentId(id), client.getName()));
     }
 
-    @PostMapping("/payments/{id}/refunds")
-    ResponseEntity<byte[]> refund(@RequestAttribute(ClientId.ATTRIBUTE) String clientId, @PathVariable String id,
-            @RequestHeader(name = IDEMPOTENCY_KEY, required = false) String key, HttpServletRequest request) {
-        String validKey = IdempotentOperations.validKey(key);
+    @PostMapping(path = "/payments/{id}/refunds", consumes = MediaType.APPLICATION_JSON_VALUE)
+    ResponseEntity<byte[]> refund(Principal client, @PathVariable String id, HttpServletRequest request) {
+        String key = IdempotencyKeyHeader.of(request);
         UUID paymentId = paymentId(id);
-        var amount = requests.refundAmount(bodies.read(request));
-        StoredResponse response = service.refund(clientId, validKey, paymentId, amount);
+        String amount = PaymentRequests.refundAmount(bodies.read(request));
+        StoredResponse response = service.refund(client.getName(), key, paymentId, amount);
         return respond(response, URI.create("/payments/" + paymentId + "/refunds/" + response.resourceId()));
     }
 
@@ -73,11 +72,11 @@ final class PaymentController {
                 .body(response.body());
     }
 
+    /** Only the canonical spelling of a UUID names a payment ({@link UUID#fromString} also takes "1-1-1-1-1"). */
     private static UUID paymentId(String id) {
-        try {
-            return UUID.fromString(id);
-        } catch (IllegalArgumentException e) {
-            throw ApiException.notFound("No payment " + id.replaceAll("[^0-9a-fA-F-]", "?") + ".");
+        if (!CANONICAL_UUID.matcher(id).matches()) {
+            throw new PaymentNotFound("No payment " + FreeText.fragment(id) + ".");
         }
+        return UUID.fromString(id);
     }
 }

@@ -1,88 +1,62 @@
 package dev.outbox.payments.payment;
 
-import java.math.BigDecimal;
+import java.util.Currency;
+import java.util.Set;
 
-import dev.outbox.payments.web.ApiException;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.ObjectReader;
-import tools.jackson.databind.exc.MismatchedInputException;
-import tools.jackson.databind.exc.UnrecognizedPropertyException;
-import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.stereotype.Component;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
- * Parses request bodies strictly: unknown fields are refused, so status, ids and versions can never be set by
- * a client (no mass assignment).
+ * Turns a request's JSON object into a command, strictly: only the named fields (so status, ids and versions can
+ * never be set by a client: no mass assignment), each a JSON string where a string is expected, amounts as
+ * decimal strings, and free text that is printable, so what is stored is exactly what was answered.
  */
-@Component
 final class PaymentRequests {
 
-    record CreatePayment(BigDecimal amount, String currency, String description) {
-    }
+    private static final Set<String> PAYMENT_FIELDS = Set.of("amount", "currency", "description");
+    private static final Set<String> REFUND_FIELDS = Set.of("amount");
+    static final int MAX_DESCRIPTION = 140;
 
-    record CreateRefund(BigDecimal amount) {
-    }
-
-    private final ObjectReader createPayment;
-    private final ObjectReader createRefund;
-
-    PaymentRequests(JsonMapper json) {
-        this.createPayment = strict(json, CreatePayment.class);
-        this.createRefund = strict(json, CreateRefund.class);
-    }
-
-    NewPayment payment(byte[] body) {
-        CreatePayment request = parse(createPayment, body);
-        Money money = Money.of(request.amount(), Money.currency(request.currency()));
-        String description = request.description();
-        if (description != null && (description.length() > 140 || description.chars().anyMatch(Character::isISOControl))) {
-            throw ApiException.invalid("description must be at most 140 printable characters.");
-        }
-        return new NewPayment(money, description);
-    }
-
-    BigDecimal refundAmount(byte[] body) {
-        CreateRefund request = parse(createRefund, body);
-        if (request.amount() == null) {
-            throw ApiException.invalid("amount is required.");
-        }
-        return request.amount();
-    }
-
-    private static <T> T parse(ObjectReader reader, byte[] body) {
-        if (body.length == 0) {
-            throw ApiException.invalid("A JSON request body is required.");
-        }
-        try {
-            T value = reader.readValue(body);
-            if (value == null) {
-                throw ApiException.invalid("A JSON object is required.");
-            }
-            return value;
-        } catch (UnrecognizedPropertyException e) {
-            throw ApiException.invalid("Unknown field '" + printable(e.getPropertyName()) + "'.");
-        } catch (MismatchedInputException e) {
-            throw ApiException.invalid("Field '" + printable(e.getPathReference()) + "' has the wrong type.");
-        } catch (JacksonException e) {
-            throw ApiException.invalid("The body is not well-formed JSON.");
-        }
-    }
-
-    /** Echoes at most a short, printable fragment of caller input into an error. */
-    private static String printable(String text) {
-        String clean = text == null ? "" : text.replaceAll("[^A-Za-z0-9_.\\[\\]-]", "?");
-        return clean.length() > 40 ? clean.substring(0, 40) + "..." : clean;
-    }
-
-    private static ObjectReader strict(JsonMapper json, Class<?> type) {
-        return json.readerFor(type)
-                .with(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-                .with(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+    private PaymentRequests() {
     }
 
     record NewPayment(Money money, String description) {
+    }
+
+    static NewPayment payment(ObjectNode body) {
+        onlyFields(body, PAYMENT_FIELDS);
+        Currency currency = Money.currency(string(body, "currency"));
+        Money money = Money.parse(string(body, "amount"), currency);
+        return new NewPayment(money, FreeText.check("description", string(body, "description"), MAX_DESCRIPTION));
+    }
+
+    /** The refund's amount as written; it is parsed against the payment's currency once the payment is known. */
+    static String refundAmount(ObjectNode body) {
+        onlyFields(body, REFUND_FIELDS);
+        String amount = string(body, "amount");
+        if (amount == null) {
+            throw new InvalidInput("amount is required.");
+        }
+        return amount;
+    }
+
+    private static void onlyFields(ObjectNode body, Set<String> allowed) {
+        for (String name : body.propertyNames()) {
+            if (!allowed.contains(name)) {
+                throw new InvalidInput("Unknown field '" + FreeText.fragment(name) + "'.");
+            }
+        }
+    }
+
+    /** The field's text, {@code null} when absent or JSON null; any other JSON type is refused, never coerced. */
+    private static String string(ObjectNode body, String field) {
+        JsonNode value = body.get(field);
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isString()) {
+            throw new InvalidInput("Field '" + field + "' must be a JSON string.");
+        }
+        return value.asString();
     }
 }

@@ -16,11 +16,9 @@ import dev.outbox.payments.payment.PaymentEvents.PaymentRefunded;
 import dev.outbox.payments.payment.PaymentRequests.NewPayment;
 import dev.outbox.payments.payment.PaymentViews.PaymentView;
 import dev.outbox.payments.payment.PaymentViews.RefundView;
-import dev.outbox.payments.web.ApiException;
 import dev.outbox.payments.web.TraceContext;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.http.HttpStatus;
 import org.springframework.stereotype.Service;
 
 /**
@@ -67,20 +65,19 @@ final class PaymentService {
 
     Payment find(UUID paymentId, String clientId) {
         return payments.find(paymentId, clientId)
-                .orElseThrow(() -> ApiException.notFound("No payment " + paymentId + "."));
+                .orElseThrow(() -> new PaymentNotFound("No payment " + paymentId + "."));
     }
 
-    StoredResponse refund(String clientId, String key, UUID paymentId, BigDecimal requested) {
+    StoredResponse refund(String clientId, String key, UUID paymentId, String requested) {
         UUID refundId = UUID.randomUUID();
         UUID eventId = UUID.randomUUID();
         String traceparent = trace.traceparent();
         Payment payment = find(paymentId, clientId);
-        Money money = Money.of(requested, Currency.getInstance(payment.currency()));
+        Money money = Money.parse(requested, Currency.getInstance(payment.currency()));
         return idempotent.execute(clientId, key, () -> {
             Instant now = now();
             Payment refunded = payments.refund(paymentId, clientId, refundId, money.amount(), now)
-                    .orElseThrow(() -> new ApiException(HttpStatus.CONFLICT, "refund-exceeds-payment",
-                            "Refund exceeds payment", "The refund exceeds what is left to refund on this payment."));
+                    .orElseThrow(RefundExceedsPayment::new);
             String refundedTotal = PaymentViews.scaled(refunded.refundedAmount(), refunded.currency());
             outbox.append(new OutboxEvent(eventId, PaymentEvents.AGGREGATE_TYPE, paymentId, refunded.version(),
                     PaymentRefunded.TYPE, PaymentEvents.SCHEMA_VERSION,

@@ -3,10 +3,11 @@ package dev.outbox.payments.web;
 import org.springframework.http.HttpStatus;
 
 /**
- * A request the API refuses on purpose. Each kind maps to one RFC 9457 problem type; the detail is written
- * for the caller and never carries SQL, stack traces or the request payload.
+ * A request the HTTP edge refuses on purpose (a body that is not one UTF-8 JSON object, a missing or repeated
+ * Idempotency-Key). Each kind maps to one RFC 9457 problem type; the detail is written for the caller and never
+ * carries SQL, stack traces or the request payload.
  */
-public class ApiException extends RuntimeException {
+public final class ApiException extends RuntimeException {
 
     private final HttpStatus status;
     private final String type;
@@ -21,10 +22,6 @@ public class ApiException extends RuntimeException {
 
     public static ApiException invalid(String detail) {
         return new ApiException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", detail);
-    }
-
-    public static ApiException notFound(String detail) {
-        return new ApiException(HttpStatus.NOT_FOUND, "not-found", "Not found", detail);
     }
 
     public static ApiException tooLarge(int limit) {

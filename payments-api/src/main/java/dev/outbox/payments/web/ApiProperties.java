@@ -1,7 +1,5 @@
 package dev.outbox.payments.web;
 
-import java.time.Duration;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -14,13 +12,5 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("payments")
 public record ApiProperties(
         @DefaultValue("16384") int maxBodyBytes,
-        @DefaultValue("") String apiKeys,
-        @DefaultValue Idempotency idempotency) {
-
-    /**
-     * @param ttl         how long a stored response is replayed for its key
-     * @param lockTimeout how long a duplicate waits for the request holding its key before answering 409
-     */
-    public record Idempotency(@DefaultValue("24h") Duration ttl, @DefaultValue("5s") Duration lockTimeout) {
-    }
+        @DefaultValue("") String apiKeys) {
 }

@@ -1,9 +1,9 @@
-package dev.outbox.relay.outbox;
+package dev.outbox.security;
 
 import java.util.regex.Pattern;
 
 /**
- * Turns an exception into text safe to store in last_error and logs: the exception type and a bounded message
+ * Turns an exception into text safe to store (the relay's last_error) and to log: the exception type and a bounded message
  * with anything that looks like a credential, a connection string or a JSON payload removed.
  */
 public final class ErrorText {
@@ -15,6 +15,24 @@ public final class ErrorText {
     private static final Pattern JSON = Pattern.compile("\\{.*}", Pattern.DOTALL);
 
     private ErrorText() {
+    }
+
+    /**
+     * For a log line about an unexpected failure: each cause sanitized, outermost first, and where the outermost
+     * one was thrown; never a message as raised (a driver's message may quote a row's values).
+     */
+    public static String chain(Throwable error) {
+        StringBuilder text = new StringBuilder(sanitize(error));
+        StackTraceElement[] frames = error.getStackTrace();
+        if (frames.length > 0) {
+            text.append(" at ").append(frames[0]);
+        }
+        int depth = 0;
+        for (Throwable cause = error.getCause(); cause != null && cause != error && depth < 5;
+                cause = cause.getCause(), depth++) {
+            text.append(" <- ").append(sanitize(cause));
+        }
+        return text.toString();
     }
 
     public static String sanitize(Throwable error) {

@@ -1,4 +1,4 @@
-package dev.outbox.relay.outbox;
+package dev.outbox.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
