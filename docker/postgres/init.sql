@@ -9,6 +9,9 @@ CREATE DATABASE payments OWNER payments_app;
 CREATE DATABASE accounting OWNER accounting_app;
 REVOKE CONNECT ON DATABASE payments FROM PUBLIC;
 REVOKE CONNECT ON DATABASE accounting FROM PUBLIC;
+-- the services have no business in the maintenance databases either
+REVOKE CONNECT ON DATABASE postgres FROM PUBLIC;
+REVOKE CONNECT ON DATABASE template1 FROM PUBLIC;
 GRANT CONNECT ON DATABASE payments TO payments_app, relay;
 GRANT CONNECT ON DATABASE accounting TO accounting_app;
 

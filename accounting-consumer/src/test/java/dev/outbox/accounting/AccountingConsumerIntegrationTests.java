@@ -168,7 +168,8 @@ class AccountingConsumerIntegrationTests {
         int port = Integer.parseInt(consumer.getEnvironment().getProperty("local.server.port"));
         RawHttp.Response response = RawHttp.get(port, "/ledger/payments/" + payment, "local-admin-token");
         assertThat(response.status()).isEqualTo(200);
-        assertThat(response.body()).contains("\"balance\":\"12.34\"", "\"currency\":\"USD\"");
+        assertThat(response.body()).contains("\"balance\":\"12.34\"", "\"currency\":\"USD\"",
+                "\"amount\":\"12.34\"");
         assertThat(response.header("cache-control")).contains("no-store");
     }
 

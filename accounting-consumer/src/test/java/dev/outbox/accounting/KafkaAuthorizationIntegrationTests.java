@@ -99,6 +99,9 @@ class KafkaAuthorizationIntegrationTests {
                 assertThatThrownBy(() -> send(producer(bootstrap, "accounting", PASSWORDS.get("accounting")),
                         Event.created(forged, "1.00", "EUR"), "payments.refund.events"))
                         .hasCauseInstanceOf(AuthorizationException.class);
+                assertThatThrownBy(() -> send(producer(bootstrap, "relay", PASSWORDS.get("relay")), forgery,
+                        TOPIC + ".DLT")).as("the relay may not write the consumer's dead letters")
+                        .hasCauseInstanceOf(AuthorizationException.class);
                 try (KafkaConsumer<String, String> relayReading = new KafkaConsumer<>(client(bootstrap, "relay",
                         PASSWORDS.get("relay"), Map.of("group.id", "accounting",
                                 "key.deserializer", StringDeserializer.class.getName(),

@@ -377,7 +377,7 @@ class PaymentsApiIntegrationTests {
         assertProblem(raw("POST", "/payments", Map.of("Content-Type", "application/x-www-form-urlencoded"),
                 "amount=1.00&currency=EUR"), 415, "http:unsupported-media-type");
         assertProblem(raw("POST", "/payments", Map.of("Content-Type", "application/json; charset=UTF-16"), body),
-                415, "payments:unsupported-media-type");
+                415, "http:unsupported-media-type");
         byte[] utf16 = body.getBytes(java.nio.charset.StandardCharsets.UTF_16LE);
         assertProblem(rawBytes("/payments", "application/json", utf16), 400, "payments:invalid-request");
         byte[] bom = ("\uFEFF" + body).getBytes(java.nio.charset.StandardCharsets.UTF_8);
@@ -431,6 +431,20 @@ class PaymentsApiIntegrationTests {
         assertProblem(RawHttp.get(port, "/%70ayments/" + UUID.randomUUID(), null), 401, "payments:unauthenticated");
         assertProblem(raw("GET", "/payments/1-1-1-1-1", Map.of("Authorization", "Bearer " + ApiClient.CLIENT_A_KEY),
                 null), 404, "payments:not-found");
+        assertProblem(raw("TRACE", "/payments", Map.of(), null), 405, "http:method-not-allowed");
+        Snapshot before = snapshot();
+        byte[] twoContentTypes = ("POST /payments HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer "
+                + ApiClient.CLIENT_A_KEY + "\r\nIdempotency-Key: " + key() + "\r\nContent-Type: application/json\r\n"
+                + "Content-Type: text/plain\r\nContent-Length: 34\r\n\r\n{\"amount\":\"1.00\",\"currency\":\"EUR\"}")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertProblem(RawHttp.sendBytes(port, twoContentTypes), 400, "payments:invalid-request");
+        byte[] badChunk = ("POST /payments HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer "
+                + ApiClient.CLIENT_A_KEY + "\r\nIdempotency-Key: " + key() + "\r\nContent-Type: application/json\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        RawHttp.Response unreadable = RawHttp.sendBytes(port, badChunk);
+        assertThat(unreadable.status()).as(unreadable.toString()).isEqualTo(400);
+        assertThat(unreadable.isProblem()).as(unreadable.toString()).isTrue();
+        assertThat(snapshot()).isEqualTo(before);
     }
 
     private RawHttp.Response raw(String method, String target, Map<String, String> headers, String body) {

@@ -39,14 +39,19 @@ public final class BearerAuthentication extends AbstractAuthenticationToken {
 
     /**
      * {@code Authorization: Bearer <token>}. No header: {@code null}, so the request goes on anonymous and the
-     * authorization rules decide; another scheme or an empty token: refused.
+     * authorization rules decide; another scheme, an empty token or a second Authorization header: refused (a proxy
+     * that adds one must not decide who the caller is by which comes first).
      */
     public static AuthenticationConverter converter() {
         return request -> {
-            String header = request.getHeader("Authorization");
-            if (header == null) {
+            java.util.List<String> headers = java.util.Collections.list(request.getHeaders("Authorization"));
+            if (headers.isEmpty()) {
                 return null;
             }
+            if (headers.size() > 1) {
+                throw new BadCredentialsException("more than one Authorization header");
+            }
+            String header = headers.get(0);
             String token = BearerDigest.tokenOf(header);
             if (token == null) {
                 throw new BadCredentialsException("not a bearer token");

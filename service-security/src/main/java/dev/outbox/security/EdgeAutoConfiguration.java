@@ -10,6 +10,9 @@ import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.boot.webmvc.autoconfigure.error.ErrorMvcAutoConfiguration;
 import org.springframework.boot.webmvc.error.ErrorController;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
@@ -35,7 +38,8 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * </ul>
  * A service adds its own chain for its API, between the two.
  */
-@AutoConfiguration(before = {SecurityAutoConfiguration.class, ServletWebSecurityAutoConfiguration.class})
+@AutoConfiguration(before = {SecurityAutoConfiguration.class, ServletWebSecurityAutoConfiguration.class,
+        ErrorMvcAutoConfiguration.class, WebMvcAutoConfiguration.class})
 @EnableConfigurationProperties(AdminProperties.class)
 public class EdgeAutoConfiguration {
 
@@ -103,6 +107,12 @@ public class EdgeAutoConfiguration {
     @ConditionalOnMissingBean(ResponseEntityExceptionHandler.class)
     DefaultProblemAdvice problemAdvice() {
         return new DefaultProblemAdvice();
+    }
+
+    /** An actuator endpoint's bare error status (no body) goes to the error page, on a shared port too. */
+    @Bean
+    FilterRegistrationBean<EmptyErrorBodies> emptyErrorBodies() {
+        return EmptyErrorBodies.registration();
     }
 
     @Bean

@@ -1,15 +1,8 @@
 package dev.outbox.security;
 
-import java.io.IOException;
-import java.io.PrintWriter;
 import java.util.Set;
 
-import jakarta.servlet.FilterChain;
-import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
-import jakarta.servlet.http.HttpServletResponseWrapper;
 
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextType;
@@ -22,7 +15,6 @@ import org.springframework.core.Ordered;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Problem documents on a separate management port too. Its server is built by a child context that applies none
@@ -59,9 +51,7 @@ class ManagementProblemConfiguration {
 
     @Bean
     FilterRegistrationBean<EmptyErrorBodies> emptyErrorBodies() {
-        FilterRegistrationBean<EmptyErrorBodies> registration = new FilterRegistrationBean<>(new EmptyErrorBodies());
-        registration.setOrder(Ordered.HIGHEST_PRECEDENCE);
-        return registration;
+        return EmptyErrorBodies.registration();
     }
 
     @RestController
@@ -70,53 +60,6 @@ class ManagementProblemConfiguration {
         @RequestMapping(ERROR_PATH)
         ResponseEntity<Object> error(HttpServletRequest request) {
             return ProblemErrorController.render(request);
-        }
-    }
-
-    /** Sends an error status nobody wrote a body for to the error page. A body already written is left alone. */
-    static final class EmptyErrorBodies extends OncePerRequestFilter {
-
-        @Override
-        protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-                throws ServletException, IOException {
-            Tracking tracking = new Tracking(response);
-            chain.doFilter(request, tracking);
-            if (response.getStatus() >= 400 && !tracking.touched && !response.isCommitted()) {
-                response.sendError(response.getStatus());
-            }
-        }
-
-        private static final class Tracking extends HttpServletResponseWrapper {
-
-            boolean touched;
-
-            Tracking(HttpServletResponse response) {
-                super(response);
-            }
-
-            @Override
-            public ServletOutputStream getOutputStream() throws IOException {
-                touched = true;
-                return super.getOutputStream();
-            }
-
-            @Override
-            public PrintWriter getWriter() throws IOException {
-                touched = true;
-                return super.getWriter();
-            }
-
-            @Override
-            public void sendError(int status) throws IOException {
-                touched = true;
-                super.sendError(status);
-            }
-
-            @Override
-            public void sendError(int status, String message) throws IOException {
-                touched = true;
-                super.sendError(status, message);
-            }
         }
     }
 }

@@ -30,6 +30,9 @@ final class ProblemErrorController implements ErrorController {
                 : HttpStatus.NOT_FOUND;
         ProblemDetail problem = ProblemAdvice.problem(status, Problems.httpType(status), Problems.title(status),
                 Problems.detail(status));
+        Object uri = request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI);
+        problem.setInstance(uri instanceof String path && path.startsWith("/") ? java.net.URI.create(
+                path.replaceAll("[^A-Za-z0-9/._~-]", "_")) : null);
         return ProblemAdvice.respond(problem);
     }
 }

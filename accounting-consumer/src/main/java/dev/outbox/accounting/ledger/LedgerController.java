@@ -24,8 +24,17 @@ final class LedgerController {
         this.consumer = properties.consumerName();
     }
 
-    record LedgerView(UUID paymentId, String currency, String balance, long lastVersion,
-            List<LedgerRepository.Entry> entries) {
+    /** Amounts as decimal strings, as everywhere money leaves this pipeline. */
+    record LedgerView(UUID paymentId, String currency, String balance, long lastVersion, List<EntryView> entries) {
+    }
+
+    record EntryView(UUID eventId, long version, String type, String amount, String currency, String traceId,
+            java.time.Instant createdAt) {
+
+        static EntryView of(LedgerRepository.Entry e) {
+            return new EntryView(e.eventId(), e.version(), e.type(), e.amount().toPlainString(), e.currency(),
+                    e.traceId(), e.createdAt());
+        }
     }
 
     @GetMapping("/ledger/payments/{id}")
@@ -37,6 +46,6 @@ final class LedgerController {
         BigDecimal balance = entries.stream().map(LedgerRepository.Entry::amount).reduce(BigDecimal.ZERO,
                 BigDecimal::add);
         return new LedgerView(id, entries.get(0).currency(), balance.toPlainString(),
-                entries.get(entries.size() - 1).version(), entries);
+                entries.get(entries.size() - 1).version(), entries.stream().map(EntryView::of).toList());
     }
 }

@@ -80,6 +80,9 @@ final class DeadLetterAdmin {
     Map<String, Integer> requeueMatching(@RequestParam(required = false) String eventType,
             @RequestParam(required = false) Instant deadLetteredAfter,
             @RequestParam(required = false) Instant deadLetteredBefore) {
+        if (eventType != null && !eventType.matches("[A-Za-z][A-Za-z0-9_.-]{0,63}")) {
+            throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "not an event type");
+        }
         return Map.of("requeued", requeue(null, eventType, deadLetteredAfter, deadLetteredBefore));
     }
 

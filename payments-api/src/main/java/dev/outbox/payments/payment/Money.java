@@ -2,6 +2,7 @@ package dev.outbox.payments.payment;
 
 import java.math.BigDecimal;
 import java.util.Currency;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -17,9 +18,13 @@ record Money(BigDecimal amount, Currency currency) {
     private static final Pattern DECIMAL = Pattern.compile("(0|[1-9][0-9]{0,9})(?:\\.([0-9]{1,9}))?");
     private static final Pattern CODE = Pattern.compile("[A-Z]{3}");
 
-    static Currency currency(String code) {
+    /** @param accepted the codes this service takes payments in */
+    static Currency currency(String code, Set<String> accepted) {
         if (code == null || !CODE.matcher(code).matches()) {
             throw new InvalidInput("currency must be an ISO 4217 code such as EUR.");
+        }
+        if (!accepted.contains(code)) {
+            throw new InvalidInput("Payments are not taken in " + code + ".");
         }
         Currency currency;
         try {

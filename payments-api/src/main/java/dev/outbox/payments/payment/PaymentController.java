@@ -2,6 +2,7 @@ package dev.outbox.payments.payment;
 
 import java.net.URI;
 import java.security.Principal;
+import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
 
@@ -10,6 +11,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import dev.outbox.payments.idempotency.StoredResponse;
 import dev.outbox.payments.payment.PaymentRequests.NewPayment;
 import dev.outbox.payments.payment.PaymentViews.PaymentView;
+import dev.outbox.payments.web.ApiProperties;
 import dev.outbox.payments.web.CrashPoint;
 import dev.outbox.payments.web.IdempotencyKeyHeader;
 import dev.outbox.payments.web.JsonBodies;
@@ -33,18 +35,20 @@ final class PaymentController {
 
     private final PaymentService service;
     private final JsonBodies bodies;
+    private final Set<String> currencies;
     private final CrashPoint crashPoint;
 
-    PaymentController(PaymentService service, JsonBodies bodies, CrashPoint crashPoint) {
+    PaymentController(PaymentService service, JsonBodies bodies, ApiProperties properties, CrashPoint crashPoint) {
         this.service = service;
         this.bodies = bodies;
+        this.currencies = properties.currencies();
         this.crashPoint = crashPoint;
     }
 
     @PostMapping(path = "/payments", consumes = MediaType.APPLICATION_JSON_VALUE)
     ResponseEntity<byte[]> create(Principal client, HttpServletRequest request) {
         String key = IdempotencyKeyHeader.of(request);
-        NewPayment payment = PaymentRequests.payment(bodies.read(request));
+        NewPayment payment = PaymentRequests.payment(bodies.read(request), currencies);
         StoredResponse response = service.create(client.getName(), key, payment);
         crashPoint.afterCommit();
         return respond(response, URI.create("/payments/" + response.resourceId()));

@@ -23,9 +23,10 @@ final class PaymentRequests {
     record NewPayment(Money money, String description) {
     }
 
-    static NewPayment payment(ObjectNode body) {
+    /** @param currencies the codes payments may be made in */
+    static NewPayment payment(ObjectNode body, Set<String> currencies) {
         onlyFields(body, PAYMENT_FIELDS);
-        Currency currency = Money.currency(string(body, "currency"));
+        Currency currency = Money.currency(string(body, "currency"), currencies);
         Money money = Money.parse(string(body, "amount"), currency);
         return new NewPayment(money, FreeText.check("description", string(body, "description"), MAX_DESCRIPTION));
     }

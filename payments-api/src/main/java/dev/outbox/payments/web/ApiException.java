@@ -1,5 +1,9 @@
 package dev.outbox.payments.web;
 
+import java.net.URI;
+
+import dev.outbox.security.Problems;
+
 import org.springframework.http.HttpStatus;
 
 /**
@@ -10,10 +14,10 @@ import org.springframework.http.HttpStatus;
 public final class ApiException extends RuntimeException {
 
     private final HttpStatus status;
-    private final String type;
+    private final URI type;
     private final String title;
 
-    public ApiException(HttpStatus status, String type, String title, String detail) {
+    public ApiException(HttpStatus status, URI type, String title, String detail) {
         super(detail, null, false, false);
         this.status = status;
         this.type = type;
@@ -21,11 +25,18 @@ public final class ApiException extends RuntimeException {
     }
 
     public static ApiException invalid(String detail) {
-        return new ApiException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request", detail);
+        return new ApiException(HttpStatus.BAD_REQUEST, ProblemResponses.type("invalid-request"), "Invalid request",
+                detail);
+    }
+
+    public static ApiException unsupportedMediaType() {
+        HttpStatus status = HttpStatus.UNSUPPORTED_MEDIA_TYPE;
+        return new ApiException(status, Problems.httpType(status), Problems.title(status), Problems.detail(status));
     }
 
     public static ApiException tooLarge(int limit) {
-        return new ApiException(HttpStatus.CONTENT_TOO_LARGE, "payload-too-large", "Payload too large",
+        return new ApiException(HttpStatus.CONTENT_TOO_LARGE, ProblemResponses.type("payload-too-large"),
+                "Payload too large",
                 "The request body exceeds " + limit + " bytes.");
     }
 
@@ -33,7 +44,7 @@ public final class ApiException extends RuntimeException {
         return status;
     }
 
-    public String type() {
+    public URI type() {
         return type;
     }
 

@@ -2,12 +2,13 @@ package dev.outbox.payments.web;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
 import java.nio.charset.IllegalCharsetNameException;
 import java.nio.charset.UnsupportedCharsetException;
+import java.util.Collections;
+import java.util.List;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
@@ -22,14 +23,13 @@ import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.InvalidMediaTypeException;
 import org.springframework.http.MediaType;
 import org.springframework.stereotype.Component;
 
 /**
  * Reads a request body as one JSON object, strictly, before any field is looked at: at most the configured number
- * of bytes (413), a UTF-8 charset if one is declared (415), well-formed UTF-8 without a byte order mark, no
+ * of bytes (413), one Content-Type, a UTF-8 charset if one is declared (415), well-formed UTF-8 without a byte order mark, no
  * duplicate keys (a JSON parser that keeps the last of two "amount" keys would answer one amount and store
  * another), and nothing after the object.
  */
@@ -47,9 +47,12 @@ public final class JsonBodies {
     }
 
     public ObjectNode read(HttpServletRequest request) {
+        List<String> contentTypes = Collections.list(request.getHeaders(HttpHeaders.CONTENT_TYPE));
+        if (contentTypes.size() > 1) {
+            throw ApiException.invalid("Send exactly one Content-Type header.");
+        }
         if (!declaresUtf8OrNoCharset(request.getHeader(HttpHeaders.CONTENT_TYPE))) {
-            throw new ApiException(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type",
-                    "Unsupported media type", "Send the body as application/json in UTF-8.");
+            throw ApiException.unsupportedMediaType();
         }
         byte[] bytes = bytes(request);
         if (bytes.length == 0) {
@@ -92,7 +95,8 @@ public final class JsonBodies {
             }
             return body;
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            // a malformed chunk, a body shorter than its Content-Length: the client's fault, not worth an error log
+            throw ApiException.invalid("The body could not be read as sent.");
         }
     }
 

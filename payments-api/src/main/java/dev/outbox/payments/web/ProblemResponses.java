@@ -38,7 +38,7 @@ final class ProblemResponses extends ProblemAdvice {
 
     @ExceptionHandler(ApiException.class)
     ResponseEntity<Object> refused(ApiException e) {
-        return refuse(e.status(), e.type(), e.title(), e.getMessage());
+        return respond(problem(e.status(), e.type(), e.title(), e.getMessage()));
     }
 
     @ExceptionHandler(InvalidInput.class)

@@ -2,6 +2,7 @@ package dev.outbox.security.edge;
 
 import static dev.outbox.security.edge.EdgeAssertions.assertNoSpellingPasses;
 import static dev.outbox.security.edge.EdgeAssertions.assertProblem;
+import static dev.outbox.security.edge.EdgeAssertions.assertProblem;
 import static dev.outbox.security.edge.EdgeAssertions.assertUnauthenticated;
 import static org.assertj.core.api.Assertions.assertThat;
 
