@@ -1,5 +1,7 @@
 package dev.outbox.accounting;
 
+import dev.outbox.contract.Topics;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -12,13 +14,19 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param inboxRetention  how long inbox rows are kept; must exceed the topic's retention (checked at start-up)
  * @param ledgerReaders   {@code name=sha256hex,...}: principals who may read the ledger endpoint besides the admin
  *                        token's holder (auditors); only the SHA-256 of their tokens is configured
+ * @param monitorInterval how often the parked events are counted for the metrics
+ * @param retentionInterval how often old inbox rows are deleted
+ * @param retentionBatchSize inbox rows deleted per statement
  */
 @ConfigurationProperties("accounting")
 public record AccountingProperties(
         @DefaultValue("accounting") String consumerName,
-        @DefaultValue("payments.payment.events") String topic,
+        @DefaultValue(Topics.PAYMENT_EVENTS) String topic,
         @DefaultValue("65536") int maxPayloadBytes,
         @DefaultValue("4") int maxAttempts,
         @DefaultValue("30d") java.time.Duration inboxRetention,
-        @DefaultValue("") String ledgerReaders) {
+        @DefaultValue("") String ledgerReaders,
+        @DefaultValue("5s") java.time.Duration monitorInterval,
+        @DefaultValue("5m") java.time.Duration retentionInterval,
+        @DefaultValue("500") int retentionBatchSize) {
 }

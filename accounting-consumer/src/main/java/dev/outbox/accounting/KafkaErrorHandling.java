@@ -3,6 +3,7 @@ package dev.outbox.accounting;
 import java.nio.charset.StandardCharsets;
 
 import dev.outbox.accounting.events.PoisonMessageException;
+import dev.outbox.contract.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.common.TopicPartition;
@@ -35,7 +36,7 @@ class KafkaErrorHandling {
             MeterRegistry meters) {
         Counter deadLettered = Counter.builder("accounting_dead_letters").register(meters);
         DeadLetterPublishingRecoverer recoverer = new DeadLetterPublishingRecoverer(template,
-                (record, e) -> new TopicPartition(record.topic() + ".DLT", -1));
+                (record, e) -> new TopicPartition(Topics.deadLetters(record.topic()), -1));
         recoverer.excludeHeader(DeadLetterPublishingRecoverer.HeaderNames.HeadersToAdd.EX_STACKTRACE);
         recoverer.setHeadersFunction((record, e) -> {
             RecordHeaders headers = new RecordHeaders();

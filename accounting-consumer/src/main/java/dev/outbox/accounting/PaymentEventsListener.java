@@ -9,6 +9,7 @@ import java.util.List;
 import dev.outbox.accounting.events.EventParser;
 import dev.outbox.accounting.events.PaymentEvent;
 import dev.outbox.accounting.ledger.LedgerService;
+import dev.outbox.contract.MessageHeaders;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.tracing.Span;
@@ -40,18 +41,16 @@ final class PaymentEventsListener {
     private final TransactionTemplate transaction;
     private final Tracer tracer;
     private final Propagator propagator;
-    private final CrashPoint crashPoint;
     private final Timer sinceOccurred;
     private final Timer sincePublished;
 
     PaymentEventsListener(EventParser parser, LedgerService ledger, TransactionTemplate transaction, Tracer tracer,
-            Propagator propagator, CrashPoint crashPoint, MeterRegistry meters) {
+            Propagator propagator, MeterRegistry meters) {
         this.parser = parser;
         this.ledger = ledger;
         this.transaction = transaction;
         this.tracer = tracer;
         this.propagator = propagator;
-        this.crashPoint = crashPoint;
         this.sinceOccurred = Timer.builder("accounting_latency_since_occurred")
                 .description("occurred_at (API commit) -> ledger applied").publishPercentileHistogram()
                 .register(meters);
@@ -62,39 +61,40 @@ final class PaymentEventsListener {
 
     @KafkaListener(id = "accounting", idIsGroup = false, topics = "${accounting.topic}", batch = "true")
     void onBatch(List<ConsumerRecord<String, byte[]>> records) {
+        List<PaymentEvent> committed = new ArrayList<>(records.size());
         try {
-            transaction.executeWithoutResult(tx -> processAll(records));
+            committed.addAll(transaction.execute(tx -> processAll(records)));
         } catch (RuntimeException batchFailure) {
             log.debug("batch of {} failed ({}); replaying it record by record", records.size(),
                     batchFailure.getClass().getSimpleName());
+            committed.clear();
             for (int i = 0; i < records.size(); i++) {
                 ConsumerRecord<String, byte[]> record = records.get(i);
                 try {
-                    transaction.executeWithoutResult(tx -> process(record));
+                    committed.add(transaction.execute(tx -> process(record)));
                 } catch (RuntimeException e) {
+                    recordLatencies(records.subList(0, i), committed);
                     throw new BatchListenerFailedException(e.getClass().getSimpleName() + " at offset "
                             + record.offset(), e, i);
                 }
             }
         }
-        crashPoint.afterCommit();
+        recordLatencies(records, committed);
+    }
+
+    private void recordLatencies(List<ConsumerRecord<String, byte[]>> records, List<PaymentEvent> events) {
         Instant now = Instant.now();
         for (ConsumerRecord<String, byte[]> record : records) {
             sincePublished.record(Duration.ofMillis(Math.max(0, now.toEpochMilli() - record.timestamp())));
-            String occurredAt = header(record, "occurred_at");
-            if (occurredAt != null) {
-                try {
-                    Duration d = Duration.between(Instant.parse(occurredAt), now);
-                    sinceOccurred.record(d.isNegative() ? Duration.ZERO : d);
-                } catch (RuntimeException ignored) {
-                    // informative header only
-                }
-            }
+        }
+        for (PaymentEvent event : events) {
+            Duration d = Duration.between(event.envelope().occurredAt(), now);
+            sinceOccurred.record(d.isNegative() ? Duration.ZERO : d);
         }
     }
 
     /** Parses and applies a batch inside the current transaction, each record in a span continuing its trace. */
-    private void processAll(List<ConsumerRecord<String, byte[]>> records) {
+    private List<PaymentEvent> processAll(List<ConsumerRecord<String, byte[]>> records) {
         List<Span> spans = new ArrayList<>(records.size());
         try {
             List<PaymentEvent> events = new ArrayList<>(records.size());
@@ -110,6 +110,7 @@ final class PaymentEventsListener {
                     ledger.apply(events.get(i), traceIds.get(i));
                 }
             }
+            return events;
         } catch (RuntimeException e) {
             spans.forEach(span -> span.error(e));
             throw e;
@@ -119,10 +120,12 @@ final class PaymentEventsListener {
     }
 
     /** Parses and applies one record inside the current transaction, in a span continuing the producer's trace. */
-    private void process(ConsumerRecord<String, byte[]> record) {
+    private PaymentEvent process(ConsumerRecord<String, byte[]> record) {
         Span span = span(record);
         try (Tracer.SpanInScope scope = tracer.withSpan(span)) {
-            ledger.apply(parse(record), span.context().traceId());
+            PaymentEvent event = parse(record);
+            ledger.apply(event, span.context().traceId());
+            return event;
         } catch (RuntimeException e) {
             span.error(e);
             throw e;
@@ -132,7 +135,7 @@ final class PaymentEventsListener {
     }
 
     private Span span(ConsumerRecord<String, byte[]> record) {
-        Span span = header(record, "traceparent") == null
+        Span span = header(record, MessageHeaders.TRACEPARENT) == null
                 ? tracer.nextSpan().name("accounting apply").start()
                 : propagator.extract(record, (r, key) -> header(r, key)).name("accounting apply")
                         .kind(Span.Kind.CONSUMER).start();
@@ -140,8 +143,7 @@ final class PaymentEventsListener {
     }
 
     private PaymentEvent parse(ConsumerRecord<String, byte[]> record) {
-        return parser.parse(record.key(), record.value(), header(record, "id"), header(record, "event_type"),
-                header(record, "schema_version"), header(record, "aggregate_version"), header(record, "traceparent"));
+        return parser.parse(record.key(), record.headers(), record.value());
     }
 
     private static String header(ConsumerRecord<?, ?> record, String name) {

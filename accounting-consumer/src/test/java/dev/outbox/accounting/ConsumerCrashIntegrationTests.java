@@ -20,13 +20,14 @@ import java.util.UUID;
 import dev.outbox.accounting.EventFixtures.Event;
 import dev.outbox.infra.JavaProcess;
 import dev.outbox.infra.Ports;
+import dev.outbox.pause.PausingConsumer;
 import dev.outbox.infra.SharedInfra;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
- * Article test 6: the consumer process is SIGKILLed after its database commit and before its offset commit.
+ * A crash before the offset commit leaves no second entry: the consumer process is SIGKILLed after its database commit and before its offset commit.
  * Kafka redelivers the batch to the restarted consumer; the inbox turns every redelivery into a no-op.
  */
 class ConsumerCrashIntegrationTests {
@@ -57,10 +58,9 @@ class ConsumerCrashIntegrationTests {
                 "ACCOUNTING_HTTP_PORT", String.valueOf(port),
                 "ACCOUNTING_MANAGEMENT_PORT", String.valueOf(management)));
         Map<String, String> crashing = new HashMap<>(env);
-        crashing.put("ACCOUNTING_CRASH_POINT", "after-db-commit");
-        crashing.put("ACCOUNTING_CRASH_POINT_FILE", marker.toString());
+        crashing.put("PAUSE_MARKER", marker.toString());
 
-        Process first = JavaProcess.builder(AccountingApplication.class.getName()).env(crashing).heap("384m")
+        Process first = JavaProcess.builder(PausingConsumer.class.getName()).env(crashing).heap("384m")
                 .logTo(Path.of("target", "consumer-crash-1.log")).start();
         try {
             await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(marker));

@@ -1,6 +1,5 @@
 package dev.outbox.accounting;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -8,45 +7,46 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import dev.outbox.contract.EventEnvelope;
+import dev.outbox.contract.EventTypes;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
+import dev.outbox.infra.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** Events written to Kafka exactly as the relay writes them, and the consumer's configuration for a test. */
-final class EventFixtures {
+public final class EventFixtures {
 
     private EventFixtures() {
     }
 
-    record Event(UUID id, UUID paymentId, long version, String type, String payload, String traceparent) {
+    /** An event as the relay publishes it: the contract's envelope as headers, the payload as the value. */
+    public record Event(UUID id, UUID paymentId, long version, String type, String payload, String traceparent) {
 
-        static Event created(UUID paymentId, String amount, String currency) {
-            return new Event(UUID.randomUUID(), paymentId, 1, "PaymentCreated", """
+        public static Event created(UUID paymentId, String amount, String currency) {
+            return new Event(UUID.randomUUID(), paymentId, 1, EventTypes.PAYMENT_CREATED, """
                     {"paymentId":"%s","clientId":"client-a","amount":"%s","currency":"%s",\
                     "occurredAt":"2026-12-02T10:00:00Z"}""".formatted(paymentId, amount, currency), null);
         }
 
-        static Event refunded(UUID paymentId, long version, String amount, String currency) {
-            return new Event(UUID.randomUUID(), paymentId, version, "PaymentRefunded", """
+        public static Event refunded(UUID paymentId, long version, String amount, String currency) {
+            return new Event(UUID.randomUUID(), paymentId, version, EventTypes.PAYMENT_REFUNDED, """
                     {"paymentId":"%s","refundId":"%s","amount":"%s","currency":"%s","refundedTotal":"0",\
                     "occurredAt":"2026-12-02T10:00:00Z"}""".formatted(paymentId, UUID.randomUUID(), amount,
                     currency), null);
         }
 
-        Event withTraceparent(String value) {
+        public Event withTraceparent(String value) {
             return new Event(id, paymentId, version, type, payload, value);
         }
     }
 
-    static KafkaProducer<String, String> producer() {
+    public static KafkaProducer<String, String> producer() {
         return new KafkaProducer<>(Map.of(
                 "bootstrap.servers", SharedInfra.kafka().bootstrapServers(),
                 "key.serializer", StringSerializer.class.getName(),
@@ -54,30 +54,24 @@ final class EventFixtures {
                 "acks", "all"));
     }
 
-    static ProducerRecord<String, String> record(String topic, Integer partition, Event e) {
-        RecordHeaders headers = new RecordHeaders();
-        headers.add("id", e.id().toString().getBytes(StandardCharsets.UTF_8));
-        headers.add("event_type", e.type().getBytes(StandardCharsets.UTF_8));
-        headers.add("schema_version", "1".getBytes(StandardCharsets.UTF_8));
-        headers.add("aggregate_version", String.valueOf(e.version()).getBytes(StandardCharsets.UTF_8));
-        headers.add("occurred_at", Instant.now().toString().getBytes(StandardCharsets.UTF_8));
-        if (e.traceparent() != null) {
-            headers.add("traceparent", e.traceparent().getBytes(StandardCharsets.UTF_8));
-        }
-        return new ProducerRecord<>(topic, partition, e.paymentId().toString(), e.payload(), headers);
+    /** The record as the relay writes it: key = payment id, value = payload, headers = the contract's envelope. */
+    public static ProducerRecord<String, String> record(String topic, Integer partition, Event e) {
+        EventEnvelope envelope = new EventEnvelope(e.id(), e.type(), EventTypes.SCHEMA_VERSION, e.version(),
+                Instant.now(), e.traceparent());
+        return new ProducerRecord<>(topic, partition, e.paymentId().toString(), e.payload(), envelope.toHeaders());
     }
 
-    static String accountingDatabase() {
+    public static String accountingDatabase() {
         return SharedInfra.freshDatabase("accounting");
     }
 
-    static JdbcClient jdbc(String database) {
+    public static JdbcClient jdbc(String database) {
         return JdbcClient.create(new DriverManagerDataSource(SharedInfra.postgres().jdbcUrl(database),
                 PostgresServer.USER, PostgresServer.PASSWORD));
     }
 
     /** Spring arguments for a consumer in this JVM. */
-    static String[] consumerArgs(String database, String topic, String group, String... extra) {
+    public static String[] consumerArgs(String database, String topic, String group, String... extra) {
         List<String> args = new ArrayList<>(List.of(
                 "--server.port=0", "--management.server.port=0",
                 "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
@@ -97,24 +91,17 @@ final class EventFixtures {
         return args.toArray(String[]::new);
     }
 
-    static List<ConsumerRecord<String, String>> read(String topic, int atLeast, Duration timeout) {
-        List<ConsumerRecord<String, String>> records = new ArrayList<>();
-        try (var consumer = new KafkaConsumer<String, String>(Map.of(
-                "bootstrap.servers", SharedInfra.kafka().bootstrapServers(),
-                "group.id", "reader-" + UUID.randomUUID(),
-                "auto.offset.reset", "earliest",
-                "key.deserializer", StringDeserializer.class.getName(),
-                "value.deserializer", StringDeserializer.class.getName()))) {
-            consumer.subscribe(List.of(topic));
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (records.size() < atLeast && System.nanoTime() < deadline) {
-                consumer.poll(Duration.ofMillis(300)).forEach(records::add);
-            }
+    /** Everything on a topic of the shared broker, up to its end (waiting up to {@code timeout} for it to appear). */
+    public static List<ConsumerRecord<String, String>> read(String topic, int atLeast, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<ConsumerRecord<String, String>> records = List.of();
+        while (records.size() < atLeast && System.nanoTime() < deadline) {
+            records = TopicReader.toEnd(SharedInfra.kafka().adminClientProperties(), topic, Duration.ofSeconds(10));
         }
         return records;
     }
 
-    static void createTopic(String topic, int partitions) {
+    public static void createTopic(String topic, int partitions) {
         try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.<String, Object>of(
                 "bootstrap.servers", SharedInfra.kafka().bootstrapServers()))) {
             admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, partitions, (short) 1)))

@@ -89,8 +89,8 @@ class LedgerConcurrencyIntegrationTests {
     }
 
     private static PaymentEvent event(UUID payment, long version, String type, String amount) {
-        return new PaymentEvent(UUID.randomUUID(), type, 1, payment, version, new BigDecimal(amount), "EUR", "{}",
-                null);
+        return new PaymentEvent(new dev.outbox.contract.EventEnvelope(UUID.randomUUID(), type, 1, version,
+                java.time.Instant.now(), null), payment, new BigDecimal(amount), "EUR", "{}");
     }
 
     private static void waitFor(CountDownLatch latch) {

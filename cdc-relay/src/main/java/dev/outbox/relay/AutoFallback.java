@@ -14,7 +14,8 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -24,7 +25,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ConditionalOnProperty(name = "relay.mode", havingValue = "auto")
-final class AutoFallback implements SmartLifecycle, HealthIndicator {
+final class AutoFallback implements SmartLifecycle, HealthIndicator, SchedulingConfigurer {
 
     private static final Logger log = LoggerFactory.getLogger(AutoFallback.class);
     private static final String WAL_LEVEL = "SELECT current_setting('wal_level')";
@@ -33,11 +34,14 @@ final class AutoFallback implements SmartLifecycle, HealthIndicator {
     private final CdcRelay cdc;
     private final PollingRelay polling;
     private final SlotMonitor slot;
+    private final RelayProperties relay;
     private final AtomicReference<String> fallbackReason = new AtomicReference<>();
     private volatile boolean running;
 
-    AutoFallback(JdbcClient jdbc, CdcRelay cdc, PollingRelay polling, SlotMonitor slot, MeterRegistry meters) {
+    AutoFallback(JdbcClient jdbc, CdcRelay cdc, PollingRelay polling, SlotMonitor slot, RelayProperties relay,
+            MeterRegistry meters) {
         this.jdbc = jdbc;
+        this.relay = relay;
         this.cdc = cdc;
         this.polling = polling;
         this.slot = slot;
@@ -57,7 +61,11 @@ final class AutoFallback implements SmartLifecycle, HealthIndicator {
         }
     }
 
-    @Scheduled(fixedDelayString = "${relay.monitor-interval:5s}")
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar registrar) {
+        registrar.addFixedDelayTask(this::watchSlot, relay.monitorInterval());
+    }
+
     void watchSlot() {
         if (running && fallbackReason.get() == null && "lost".equals(slot.walStatus())) {
             cdc.stop();

@@ -1,5 +1,6 @@
 package dev.outbox.relay;
 
+import dev.outbox.infra.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -16,9 +17,9 @@ import java.util.UUID;
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * {@code relay.mode=auto} against a real PostgreSQL that cannot do logical replication (wal_level=replica): the
@@ -31,8 +32,7 @@ class AutoModeIntegrationTests {
         try (PostgresServer replicaOnly = PostgresServer.start(Ports.free(), null, false,
                 Map.of("wal_level", "replica"))) {
             replicaOnly.createDatabase("payments");
-            Flyway.configure().dataSource(replicaOnly.jdbcUrl("payments"), PostgresServer.USER,
-                    PostgresServer.PASSWORD).locations("classpath:db/payments").load().migrate();
+            OutboxRows.migrate(replicaOnly.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD);
             String suffix = "auto" + Long.toHexString(System.nanoTime());
             int port = Ports.free();
             Map<String, String> env = RelayFixtures.relayEnv("payments", SharedInfra.kafka().bootstrapServers(),
@@ -43,16 +43,8 @@ class AutoModeIntegrationTests {
 
             try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args);
                     Connection c = replicaOnly.connect("payments")) {
-                for (int i = 0; i < 50; i++) {
-                    try (PreparedStatement s = c.prepareStatement("""
-                            INSERT INTO outbox_messages (id, aggregate_type, aggregate_id, aggregate_version,
-                                                         event_type, schema_version, payload, occurred_at)
-                            VALUES (?, 'payment', ?, 1, 'PaymentCreated', 1, '{}', now())""")) {
-                        s.setObject(1, UUID.randomUUID());
-                        s.setObject(2, UUID.randomUUID());
-                        s.executeUpdate();
-                    }
-                }
+                OutboxRows.insert(new DriverManagerDataSource(replicaOnly.jdbcUrl("payments"), PostgresServer.USER,
+                        PostgresServer.PASSWORD), 50, 1);
                 await().atMost(Duration.ofSeconds(60)).until(() -> {
                     var rs = c.createStatement().executeQuery(
                             "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL");
@@ -64,7 +56,7 @@ class AutoModeIntegrationTests {
                         .header("Authorization", "Bearer local-admin-token").build(),
                         HttpResponse.BodyHandlers.ofString()).body();
                 assertThat(health).contains("\"active\":\"polling\"", "wal_level is replica, not logical");
-                assertThat(RelayFixtures.readUntil(SharedInfra.kafka().bootstrapServers(),
+                assertThat(TopicReader.untilDistinct(SharedInfra.kafka().adminClientProperties(),
                         "t-" + suffix + ".payment.events", 50, Duration.ofSeconds(30))).hasSize(50);
             }
         }

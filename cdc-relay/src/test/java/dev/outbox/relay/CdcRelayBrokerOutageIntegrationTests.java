@@ -1,5 +1,7 @@
 package dev.outbox.relay;
 
+import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.infra.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -20,7 +22,7 @@ class CdcRelayBrokerOutageIntegrationTests {
 
     @Test
     void brokerDownForAWhileLosesNothing() throws Exception {
-        String database = RelayFixtures.paymentsDatabase();
+        String database = OutboxRows.migratedDatabase();
         String suffix = "outage" + Long.toHexString(System.nanoTime());
         String topic = "t-" + suffix + ".payment.events";
         try (KafkaBroker.ChildProcess broker = new KafkaBroker.ChildProcess(Ports.free(),
@@ -29,12 +31,12 @@ class CdcRelayBrokerOutageIntegrationTests {
             try (ConfigurableApplicationContext relay = RelayApplication.builder()
                     .run(RelayFixtures.asArgs(env))) {
                 RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
-                List<RelayFixtures.Event> inserted = new ArrayList<>(RelayFixtures.insertEvents(database, 100, 2));
+                List<OutboxEvent> inserted = new ArrayList<>(OutboxRows.insert(database, 100, 2));
                 await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.count(database,
                         "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
 
                 broker.kill();
-                inserted.addAll(RelayFixtures.insertEvents(database, 150, 2));
+                inserted.addAll(OutboxRows.insert(database, 150, 2));
                 await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10)).until(() -> RelayFixtures.count(
                         database, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 300);
                 assertThat(RelayFixtures.count(database,
@@ -44,8 +46,8 @@ class CdcRelayBrokerOutageIntegrationTests {
 
                 await().atMost(Duration.ofSeconds(120)).until(() -> RelayFixtures.count(database,
                         "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
-                var seen = RelayFixtures.readUntilAll(broker.bootstrapServers(), topic, RelayFixtures.idsOf(inserted),
-                        Duration.ofSeconds(60)).stream().map(r -> RelayFixtures.header(r, "id"))
+                var seen = RelayFixtures.readUntilAll(broker.adminClientProperties(), topic, OutboxRows.ids(inserted),
+                        Duration.ofSeconds(60)).stream().map(r -> TopicReader.id(r))
                         .collect(Collectors.toSet());
                 assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
             }

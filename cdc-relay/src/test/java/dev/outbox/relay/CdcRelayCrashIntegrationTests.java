@@ -1,5 +1,7 @@
 package dev.outbox.relay;
 
+import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.infra.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,17 +28,17 @@ class CdcRelayCrashIntegrationTests {
 
     @Test
     void sigkillMidStreamThenRestartLosesNothing() throws Exception {
-        String database = RelayFixtures.paymentsDatabase();
+        String database = OutboxRows.migratedDatabase();
         String suffix = "crash" + Long.toHexString(System.nanoTime());
         String topic = "t-" + suffix + ".payment.events";
         String kafka = SharedInfra.kafka().bootstrapServers();
         Map<String, String> env = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
-        List<RelayFixtures.Event> inserted = new ArrayList<>();
+        List<OutboxEvent> inserted = new ArrayList<>();
 
         try (RelayProcess relay = new RelayProcess(env, suffix).start()) {
             RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
             for (int batch = 0; batch < 15; batch++) {
-                inserted.addAll(RelayFixtures.insertEvents(database, 50, 2));
+                inserted.addAll(OutboxRows.insert(database, 50, 2));
             }
             await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.count(database,
                     "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL") >= 300);
@@ -46,16 +48,16 @@ class CdcRelayCrashIntegrationTests {
             assertThat(publishedAtKill).as("killed mid-stream").isLessThan(inserted.size());
 
             for (int batch = 0; batch < 10; batch++) {
-                inserted.addAll(RelayFixtures.insertEvents(database, 50, 2));
+                inserted.addAll(OutboxRows.insert(database, 50, 2));
             }
             relay.start();
 
-            List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntilAll(kafka, topic, RelayFixtures.idsOf(inserted),
+            List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted),
                     Duration.ofSeconds(120));
             Set<String> expected = inserted.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
             Set<String> seen = new HashSet<>();
             for (ConsumerRecord<String, String> r : onTopic) {
-                seen.add(RelayFixtures.header(r, "id"));
+                seen.add(TopicReader.id(r));
             }
             assertThat(inserted).hasSizeGreaterThanOrEqualTo(2000);
             assertThat(expected).allMatch(seen::contains);
@@ -69,7 +71,7 @@ class CdcRelayCrashIntegrationTests {
 
     @Test
     void onlyOneRelayStreamsAndTheStandbyTakesOverWhenItDies() throws Exception {
-        String database = RelayFixtures.paymentsDatabase();
+        String database = OutboxRows.migratedDatabase();
         String suffix = "pair" + Long.toHexString(System.nanoTime());
         String topic = "t-" + suffix + ".payment.events";
         String kafka = SharedInfra.kafka().bootstrapServers();
@@ -87,16 +89,16 @@ class CdcRelayCrashIntegrationTests {
             assertThat(RelayFixtures.count(database,
                     "SELECT count(*) FROM pg_stat_replication")).isEqualTo(1);
 
-            List<RelayFixtures.Event> inserted = new ArrayList<>(RelayFixtures.insertEvents(database, 100, 1));
+            List<OutboxEvent> inserted = new ArrayList<>(OutboxRows.insert(database, 100, 1));
             await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.count(database,
                     "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
 
             leader.kill();
-            inserted.addAll(RelayFixtures.insertEvents(database, 100, 1));
+            inserted.addAll(OutboxRows.insert(database, 100, 1));
             await().atMost(Duration.ofSeconds(90)).until(() -> "leader".equals(standby.role()));
 
-            Set<String> seen = RelayFixtures.readUntilAll(kafka, topic, RelayFixtures.idsOf(inserted), Duration.ofSeconds(120))
-                    .stream().map(r -> RelayFixtures.header(r, "id")).collect(Collectors.toSet());
+            Set<String> seen = RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted), Duration.ofSeconds(120))
+                    .stream().map(r -> TopicReader.id(r)).collect(Collectors.toSet());
             assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
             assertThat(seen).doesNotContain(UUID.randomUUID().toString());
         }

@@ -1,6 +1,8 @@
 package dev.outbox.relay;
 
-import static dev.outbox.relay.RelayFixtures.header;
+import dev.outbox.infra.TopicReader;
+import dev.outbox.contract.EventTypes;
+import dev.outbox.contract.MessageHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -21,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import dev.outbox.infra.Ports;
+import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.payments.PaymentsApplication;
@@ -52,7 +55,7 @@ class CdcRelayIntegrationTests {
 
     @BeforeAll
     static void start() {
-        database = RelayFixtures.paymentsDatabase();
+        database = OutboxRows.migratedDatabase();
         api = new SpringApplicationBuilder(PaymentsApplication.class).run(
                 "--server.port=0", "--management.server.port=0",
                 "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
@@ -89,20 +92,20 @@ class CdcRelayIntegrationTests {
         HttpResponse<String> created = post("/payments", "{\"amount\":\"25.00\",\"currency\":\"EUR\"}",
                 "00-" + traceId + "-b7ad6b7169203331-01");
         UUID paymentId = UUID.fromString(JSON.readTree(created.body()).get("id").asString());
-        UUID eventId = RelayFixtures.count(database, "SELECT 1") == 1 ? eventIdOf(paymentId) : null;
+        UUID eventId = eventIdOf(paymentId);
 
         List<ConsumerRecord<String, String>> records = await().atMost(Duration.ofSeconds(60))
-                .until(() -> RelayFixtures.readUntil(SharedInfra.kafka().bootstrapServers(), TOPIC, 1,
+                .until(() -> TopicReader.untilDistinct(SharedInfra.kafka().adminClientProperties(), TOPIC, 1,
                         Duration.ofSeconds(5)).stream().filter(r -> r.key().equals(paymentId.toString())).toList(),
                         list -> !list.isEmpty());
 
         ConsumerRecord<String, String> record = records.get(0);
-        assertThat(header(record, "id")).isEqualTo(eventId.toString());
-        assertThat(header(record, "event_type")).isEqualTo("PaymentCreated");
-        assertThat(header(record, "schema_version")).isEqualTo("1");
-        assertThat(header(record, "aggregate_version")).isEqualTo("1");
-        assertThat(header(record, "occurred_at")).isNotBlank();
-        assertThat(header(record, "traceparent")).startsWith("00-" + traceId + "-");
+        assertThat(TopicReader.id(record)).isEqualTo(eventId.toString());
+        assertThat(TopicReader.header(record, MessageHeaders.EVENT_TYPE)).isEqualTo(EventTypes.PAYMENT_CREATED);
+        assertThat(TopicReader.header(record, MessageHeaders.SCHEMA_VERSION)).isEqualTo("1");
+        assertThat(TopicReader.header(record, MessageHeaders.AGGREGATE_VERSION)).isEqualTo("1");
+        assertThat(TopicReader.header(record, MessageHeaders.OCCURRED_AT)).isNotBlank();
+        assertThat(TopicReader.header(record, MessageHeaders.TRACEPARENT)).startsWith("00-" + traceId + "-");
         JsonNode value = JSON.readTree(record.value());
         assertThat(value.isObject()).as("the value is the JSON payload itself, not an escaped string").isTrue();
         assertThat(value.get("paymentId").asString()).isEqualTo(paymentId.toString());
@@ -149,16 +152,16 @@ class CdcRelayIntegrationTests {
             }
         }
         assertThat(expectedIds).hasSize(expectedEvents);
-        List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntilAll(
-                SharedInfra.kafka().bootstrapServers(), TOPIC, expectedIds, Duration.ofSeconds(90));
+        List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntilAll(TOPIC, expectedIds,
+                Duration.ofSeconds(90));
 
         Map<String, List<Long>> versionsByAggregate = new HashMap<>();
         Set<String> eventIds = new HashSet<>();
         for (ConsumerRecord<String, String> r : onTopic) {
             if (ours.contains(UUID.fromString(r.key()))) {
-                eventIds.add(header(r, "id"));
+                eventIds.add(TopicReader.id(r));
                 versionsByAggregate.computeIfAbsent(r.key(), k -> new ArrayList<>())
-                        .add(Long.parseLong(header(r, "aggregate_version")));
+                        .add(Long.parseLong(TopicReader.header(r, MessageHeaders.AGGREGATE_VERSION)));
             }
         }
         assertThat(eventIds).hasSize(expectedEvents);
@@ -174,16 +177,10 @@ class CdcRelayIntegrationTests {
         byte[] random = new byte[150_000];
         new java.util.Random(7).nextBytes(random);
         String huge = java.util.Base64.getEncoder().encodeToString(random);
-        UUID bigId = UUID.randomUUID();
-        try (var c = SharedInfra.postgres().connect(database); var s = c.prepareStatement("""
-                INSERT INTO outbox_messages (id, aggregate_type, aggregate_id, aggregate_version, event_type,
-                                             schema_version, payload, occurred_at)
-                VALUES (?, 'payment', ?, 1, 'PaymentCreated', 1, CAST(? AS jsonb), now())""")) {
-            s.setObject(1, bigId);
-            s.setObject(2, UUID.randomUUID());
-            s.setString(3, "{\"blob\":\"" + huge + "\",\"password\":\"hunter2\"}");
-            s.executeUpdate();
-        }
+        OutboxEvent big = OutboxRows.event(UUID.randomUUID(), 1,
+                "{\"blob\":\"" + huge + "\",\"password\":\"hunter2\"}");
+        OutboxRows.write(OutboxRows.dataSource(database), List.of(big));
+        UUID bigId = big.id();
         HttpResponse<String> after = post("/payments", "{\"amount\":\"1.00\",\"currency\":\"EUR\"}", null);
         UUID afterId = eventIdOf(UUID.fromString(JSON.readTree(after.body()).get("id").asString()));
 

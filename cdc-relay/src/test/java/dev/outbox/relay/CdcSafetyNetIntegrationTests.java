@@ -1,5 +1,7 @@
 package dev.outbox.relay;
 
+import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.infra.TopicReader;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -24,23 +26,23 @@ class CdcSafetyNetIntegrationTests {
 
     @Test
     void rowsWrittenWhileTheSlotWasGoneArePublishedByTheSafetyNet() throws Exception {
-        String database = RelayFixtures.paymentsDatabase();
+        String database = OutboxRows.migratedDatabase();
         String suffix = "net" + Long.toHexString(System.nanoTime());
         String kafka = SharedInfra.kafka().bootstrapServers();
         String slot = "slot_" + suffix;
         String[] args = Stream.concat(Stream.of(RelayFixtures.asArgs(
                 RelayFixtures.relayEnv(database, kafka, suffix, Ports.free()))),
-                Stream.of("--relay.polling.safety-net-grace=2s", "--relay.polling.safety-net-interval=1s"))
+                Stream.of("--relay.safety-net.grace=2s", "--relay.safety-net.interval=1s"))
                 .toArray(String[]::new);
-        List<RelayFixtures.Event> inserted = new ArrayList<>();
+        List<OutboxEvent> inserted = new ArrayList<>();
 
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
             RelayFixtures.awaitSlotActive(database, slot);
-            inserted.addAll(RelayFixtures.insertEvents(database, 25, 2));
+            inserted.addAll(OutboxRows.insert(database, 25, 2));
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(database) == 0);
         }
         RelayFixtures.count(database, "SELECT count(*) FROM (SELECT pg_drop_replication_slot('" + slot + "')) d");
-        inserted.addAll(RelayFixtures.insertEvents(database, 50, 2));
+        inserted.addAll(OutboxRows.insert(database, 50, 2));
 
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(database) == 0);
@@ -48,9 +50,9 @@ class CdcSafetyNetIntegrationTests {
                     .tag("role", "safety-net").counter().count();
             assertThat(swept).isGreaterThanOrEqualTo(100);
         }
-        Set<String> seen = RelayFixtures.readUntilAll(kafka, "t-" + suffix + ".payment.events",
-                RelayFixtures.idsOf(inserted),
-                Duration.ofSeconds(60)).stream().map(r -> RelayFixtures.header(r, "id")).collect(Collectors.toSet());
+        Set<String> seen = RelayFixtures.readUntilAll("t-" + suffix + ".payment.events",
+                OutboxRows.ids(inserted),
+                Duration.ofSeconds(60)).stream().map(r -> TopicReader.id(r)).collect(Collectors.toSet());
         assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
     }
 

@@ -1,5 +1,8 @@
 package dev.outbox.relay;
 
+import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.infra.TopicReader;
+import dev.outbox.contract.MessageHeaders;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -43,10 +46,10 @@ class PollingRelayIntegrationTests {
     @ParameterizedTest(name = "{0} workers")
     @ValueSource(ints = {2, 4})
     void workersNeverClaimARowTwiceUnderAValidLeaseAndPublishEverything(int workers) throws Exception {
-        String database = RelayFixtures.paymentsDatabase();
+        String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = recordClaims(database);
         String suffix = "poll" + workers + Long.toHexString(System.nanoTime());
-        List<RelayFixtures.Event> inserted = RelayFixtures.insertEvents(database, 2500, 2);
+        List<OutboxEvent> inserted = OutboxRows.insert(database, 2500, 2);
 
         try (ConfigurableApplicationContext relay = polling(database, SharedInfra.kafka().bootstrapServers(), suffix,
                 "--relay.polling.workers=" + workers, "--relay.polling.batch-size=50")) {
@@ -61,17 +64,17 @@ class PollingRelayIntegrationTests {
                  AND b.claimed_at >= a.claimed_at AND b.claimed_at < a.locked_until""").query(Long.class).single())
                 .as("claims of one row overlapping a valid lease").isZero();
         assertThat(jdbc.sql("SELECT count(*) FROM claim_log").query(Long.class).single()).isEqualTo(5000);
-        Set<String> seen = ids(RelayFixtures.readUntil(SharedInfra.kafka().bootstrapServers(),
+        Set<String> seen = ids(TopicReader.untilDistinct(SharedInfra.kafka().adminClientProperties(),
                 "t-" + suffix + ".payment.events", 5000, Duration.ofSeconds(60)));
         assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
     }
 
     @Test
     void perAggregateOrderKeepsEachAggregatesVersionsInOrderAcrossFourWorkers() throws Exception {
-        String database = RelayFixtures.paymentsDatabase();
+        String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = recordClaims(database);
         String suffix = "porder" + Long.toHexString(System.nanoTime());
-        List<RelayFixtures.Event> inserted = RelayFixtures.insertEvents(database, 300, 4);
+        List<OutboxEvent> inserted = OutboxRows.insert(database, 300, 4);
 
         try (ConfigurableApplicationContext relay = polling(database, SharedInfra.kafka().bootstrapServers(), suffix,
                 "--relay.polling.workers=4", "--relay.polling.batch-size=20", "--relay.polling.idle-sleep=20ms",
@@ -87,10 +90,10 @@ class PollingRelayIntegrationTests {
                  WHERE later.claimed_at < earlier_claim.claimed_at""").query(Long.class).single())
                 .as("a later version claimed before an earlier one of its aggregate").isZero();
         java.util.Map<String, List<Long>> versions = new java.util.HashMap<>();
-        for (var r : RelayFixtures.readUntilAll(SharedInfra.kafka().bootstrapServers(), "t-" + suffix
-                + ".payment.events", RelayFixtures.idsOf(inserted), Duration.ofSeconds(60))) {
+        for (var r : RelayFixtures.readUntilAll("t-" + suffix
+                + ".payment.events", OutboxRows.ids(inserted), Duration.ofSeconds(60))) {
             versions.computeIfAbsent(r.key(), k -> new ArrayList<>())
-                    .add(Long.parseLong(RelayFixtures.header(r, "aggregate_version")));
+                    .add(Long.parseLong(TopicReader.header(r, MessageHeaders.AGGREGATE_VERSION)));
         }
         assertThat(versions).hasSize(300);
         versions.values().forEach(v -> assertThat(v).containsExactly(1L, 2L, 3L, 4L));
@@ -98,7 +101,7 @@ class PollingRelayIntegrationTests {
 
     @Test
     void brokerDownGrowsAttemptsRespectsNextAttemptAtAndJitters() throws Exception {
-        String database = RelayFixtures.paymentsDatabase();
+        String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = recordClaims(database);
         String suffix = "pdown" + Long.toHexString(System.nanoTime());
         try (KafkaBroker.ChildProcess broker = new KafkaBroker.ChildProcess(Ports.free(),
@@ -108,7 +111,7 @@ class PollingRelayIntegrationTests {
                         "--relay.polling.backoff-base=200ms", "--relay.polling.backoff-cap=2s",
                         "--relay.polling.idle-sleep=50ms")) {
             broker.kill();
-            List<RelayFixtures.Event> inserted = RelayFixtures.insertEvents(database, 20, 1);
+            List<OutboxEvent> inserted = OutboxRows.insert(database, 20, 1);
 
             await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.sql(
                     "SELECT min(attempts) FROM outbox_messages").query(Integer.class).single() >= 3);
@@ -125,7 +128,7 @@ class PollingRelayIntegrationTests {
             broker.start();
 
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0);
-            Set<String> seen = ids(RelayFixtures.readUntil(broker.bootstrapServers(), "t-" + suffix
+            Set<String> seen = ids(TopicReader.untilDistinct(broker.adminClientProperties(), "t-" + suffix
                     + ".payment.events", 20, Duration.ofSeconds(30)));
             assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
         }
@@ -133,7 +136,7 @@ class PollingRelayIntegrationTests {
 
     @Test
     void poisonIsDeadLetteredAfterTwelveAttemptsAndRequeuePublishesTheSameId() throws Exception {
-        String database = RelayFixtures.paymentsDatabase();
+        String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = recordClaims(database);
         String suffix = "ppoison" + Long.toHexString(System.nanoTime());
         String topic = "t-" + suffix + ".payment.events";
@@ -141,7 +144,7 @@ class PollingRelayIntegrationTests {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka))) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1)
                     .configs(Map.of("max.message.bytes", "65536")))).all().get();
-            UUID poison = insertLarge(jdbc);
+            UUID poison = insertLarge(database);
             try (ConfigurableApplicationContext relay = polling(database, kafka, suffix,
                     "--relay.polling.backoff-base=5ms", "--relay.polling.backoff-cap=40ms",
                     "--relay.polling.idle-sleep=20ms")) {
@@ -171,7 +174,7 @@ class PollingRelayIntegrationTests {
                 await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0 && jdbc.sql(
                         "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL").query(Long.class)
                         .single() == 1);
-                assertThat(ids(RelayFixtures.readUntil(kafka, topic, 1, Duration.ofSeconds(30))))
+                assertThat(ids(TopicReader.untilDistinct(SharedInfra.kafka().adminClientProperties(), topic, 1, Duration.ofSeconds(30))))
                         .containsExactly(poison.toString());
             }
         }
@@ -179,31 +182,31 @@ class PollingRelayIntegrationTests {
 
     @Test
     void switchingFromCdcToPollingAndBackLosesNothing() throws Exception {
-        String database = RelayFixtures.paymentsDatabase();
+        String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = jdbc(database);
         String suffix = "switch" + Long.toHexString(System.nanoTime());
         String kafka = SharedInfra.kafka().bootstrapServers();
         Map<String, String> env = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
-        List<RelayFixtures.Event> inserted = new ArrayList<>();
+        List<OutboxEvent> inserted = new ArrayList<>();
 
         try (ConfigurableApplicationContext cdc = RelayApplication.builder().run(RelayFixtures.asArgs(env))) {
             RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
-            inserted.addAll(RelayFixtures.insertEvents(database, 100, 2));
+            inserted.addAll(OutboxRows.insert(database, 100, 2));
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0);
         }
         try (ConfigurableApplicationContext polling = polling(database, kafka, suffix)) {
-            inserted.addAll(RelayFixtures.insertEvents(database, 100, 2));
+            inserted.addAll(OutboxRows.insert(database, 100, 2));
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0);
         }
-        inserted.addAll(RelayFixtures.insertEvents(database, 100, 2));
+        inserted.addAll(OutboxRows.insert(database, 100, 2));
         try (ConfigurableApplicationContext cdc = RelayApplication.builder().run(RelayFixtures.asArgs(env))) {
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0);
-            inserted.addAll(RelayFixtures.insertEvents(database, 100, 2));
+            inserted.addAll(OutboxRows.insert(database, 100, 2));
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0);
         }
 
-        Set<String> seen = ids(RelayFixtures.readUntilAll(kafka, "t-" + suffix + ".payment.events",
-                RelayFixtures.idsOf(inserted),
+        Set<String> seen = ids(RelayFixtures.readUntilAll("t-" + suffix + ".payment.events",
+                OutboxRows.ids(inserted),
                 Duration.ofSeconds(60)));
         assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
     }
@@ -242,20 +245,13 @@ class PollingRelayIntegrationTests {
         return jdbc;
     }
 
-    private static UUID insertLarge(JdbcClient jdbc) {
+    private static UUID insertLarge(String database) {
         byte[] random = new byte[150_000];
         new java.util.Random(11).nextBytes(random);
-        UUID id = UUID.randomUUID();
-        jdbc.sql("""
-                INSERT INTO outbox_messages (id, aggregate_type, aggregate_id, aggregate_version, event_type,
-                                             schema_version, payload, occurred_at)
-                VALUES (:id, 'payment', :aggregate, 1, 'PaymentCreated', 1, CAST(:payload AS jsonb), now())""")
-                .param("id", id)
-                .param("aggregate", UUID.randomUUID())
-                .param("payload", "{\"blob\":\"" + java.util.Base64.getEncoder().encodeToString(random)
-                        + "\",\"password\":\"hunter2\"}")
-                .update();
-        return id;
+        OutboxEvent large = OutboxRows.event(UUID.randomUUID(), 1, "{\"blob\":\""
+                + java.util.Base64.getEncoder().encodeToString(random) + "\",\"password\":\"hunter2\"}");
+        OutboxRows.write(OutboxRows.dataSource(database), List.of(large));
+        return large.id();
     }
 
     private static JdbcClient jdbc(String database) {
@@ -269,7 +265,7 @@ class PollingRelayIntegrationTests {
     }
 
     private static Set<String> ids(Collection<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> records) {
-        return records.stream().map(r -> RelayFixtures.header(r, "id")).collect(Collectors.toSet());
+        return records.stream().map(r -> TopicReader.id(r)).collect(Collectors.toSet());
     }
 
     private static HttpResponse<String> call(String method, String url, String token) throws Exception {

@@ -1,7 +1,8 @@
 package dev.outbox.infra;
 
+import dev.outbox.contract.Topics;
+
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -17,9 +18,6 @@ import java.util.Set;
 import java.util.UUID;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * The pipeline's invariant, checked from outside against the two databases (and, optionally, the topic):
@@ -128,31 +126,9 @@ public final class InvariantChecker {
 
     /** Records on the topic, and distinct event ids among them (read from the beginning to the current end). */
     static long[] countWire(Map<String, Object> kafka, String topic) {
-        Map<String, Object> config = new HashMap<>(kafka);
-        config.putAll(Map.of(
-                "enable.auto.commit", "false",
-                "key.deserializer", ByteArrayDeserializer.class.getName(),
-                "value.deserializer", ByteArrayDeserializer.class.getName()));
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
-            var partitions = consumer.partitionsFor(topic).stream()
-                    .map(p -> new org.apache.kafka.common.TopicPartition(topic, p.partition())).toList();
-            consumer.assign(partitions);
-            consumer.seekToBeginning(partitions);
-            Map<org.apache.kafka.common.TopicPartition, Long> end = consumer.endOffsets(partitions);
-            long records = 0;
-            Set<String> ids = new HashSet<>();
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p)) && System.nanoTime() < deadline) {
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    records++;
-                    Header id = r.headers().lastHeader("id");
-                    if (id != null) {
-                        ids.add(new String(id.value(), StandardCharsets.UTF_8));
-                    }
-                }
-            }
-            return new long[] {records, ids.size()};
-        }
+        List<ConsumerRecord<String, String>> records = TopicReader.toEnd(kafka, topic, Duration.ofSeconds(60));
+        return new long[] {records.size(), records.stream().map(TopicReader::id).filter(java.util.Objects::nonNull)
+                .distinct().count()};
     }
 
     private interface Row {
@@ -176,7 +152,7 @@ public final class InvariantChecker {
         String accounting = arg(args, 1, "jdbc:postgresql://127.0.0.1:5432/accounting");
         String consumer = arg(args, 2, "accounting");
         Map<String, Object> kafka = localKafka(arg(args, 3, "127.0.0.1:9092"));
-        String topic = arg(args, 4, "payments.payment.events");
+        String topic = arg(args, 4, Topics.PAYMENT_EVENTS);
         String user = System.getenv().getOrDefault("PGUSER", "postgres");
         String password = System.getenv().getOrDefault("PGPASSWORD", "postgres");
         try (Connection p = DriverManager.getConnection(payments, user, password);

@@ -39,7 +39,7 @@ public final class JavaProcess {
         private final List<String> args;
         private final Map<String, String> env = new LinkedHashMap<>();
         private final List<String> jvmArgs = new ArrayList<>();
-        private String classPath = System.getProperty("java.class.path");
+        private final String classPath = System.getProperty("java.class.path");
         private String heap = "256m";
         private Path logFile;
 
@@ -68,10 +68,6 @@ public final class JavaProcess {
             return this;
         }
 
-        public Builder classPath(String classPath) {
-            this.classPath = classPath;
-            return this;
-        }
 
         /** Appends stdout and stderr to this file; without it the child inherits this JVM's streams. */
         public Builder logTo(Path file) {

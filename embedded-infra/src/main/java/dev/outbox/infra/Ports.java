@@ -23,10 +23,6 @@ public final class Ports {
         }
     }
 
-    /** The preferred port if nothing listens on it, else a free one. */
-    public static int preferred(int port) {
-        return isListening(port) ? free() : port;
-    }
 
     public static boolean isListening(int port) {
         try (Socket s = new Socket()) {

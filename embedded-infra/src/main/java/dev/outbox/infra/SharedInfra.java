@@ -7,8 +7,7 @@ import java.nio.file.Path;
 
 /**
  * One PostgreSQL server and one Kafka broker per JVM, started on first use and shared by every test in that
- * JVM; tests isolate by database and topic, not by restarting servers. Where a Docker engine is reachable and
- * {@code -Dinfra=testcontainers} is set, the same servers come from containers instead (see README).
+ * JVM; tests isolate by database and topic, not by restarting servers.
  */
 public final class SharedInfra {
 

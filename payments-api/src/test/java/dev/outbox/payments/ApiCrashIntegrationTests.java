@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.outbox.infra.JavaProcess;
 import dev.outbox.infra.Ports;
+import dev.outbox.pause.PausingPaymentsApi;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * The API process is SIGKILLed after its transaction committed and before it answered (article test 2: the
+ * The API process is SIGKILLed after its transaction committed and before it answered (the
  * payment and its outbox row survive), and the client, having seen no answer, retries with the same
  * Idempotency-Key: one payment, and the response it would have had.
  */
@@ -41,12 +42,11 @@ class ApiCrashIntegrationTests {
                 "PAYMENTS_HTTP_PORT", String.valueOf(port),
                 "PAYMENTS_MANAGEMENT_PORT", "0"));
         Map<String, String> crashing = new HashMap<>(env);
-        crashing.put("PAYMENTS_CRASH_POINT", "after-commit");
-        crashing.put("PAYMENTS_CRASH_POINT_FILE", marker.toString());
+        crashing.put("PAUSE_MARKER", marker.toString());
         String body = "{\"amount\":\"80.00\",\"currency\":\"EUR\"}";
         HttpClient http = HttpClient.newHttpClient();
 
-        Process first = start(crashing, port, "api-crash-1");
+        Process first = start(PausingPaymentsApi.class, crashing, port, "api-crash-1");
         CompletableFuture<HttpResponse<String>> lost;
         try {
             lost = http.sendAsync(request(port, "retry-me", body), HttpResponse.BodyHandlers.ofString());
@@ -58,7 +58,7 @@ class ApiCrashIntegrationTests {
         assertThat(jdbc.sql("SELECT count(*) FROM payments").query(Long.class).single()).isEqualTo(1);
         assertThat(jdbc.sql("SELECT count(*) FROM outbox_messages").query(Long.class).single()).isEqualTo(1);
 
-        Process second = start(env, port, "api-crash-2");
+        Process second = start(PaymentsApplication.class, env, port, "api-crash-2");
         try {
             HttpResponse<String> retried = http.send(request(port, "retry-me", body),
                     HttpResponse.BodyHandlers.ofString());
@@ -74,8 +74,8 @@ class ApiCrashIntegrationTests {
         assertThat(jdbc.sql("SELECT count(*) FROM outbox_messages").query(Long.class).single()).isEqualTo(1);
     }
 
-    private static Process start(Map<String, String> env, int port, String name) {
-        Process process = JavaProcess.builder(PaymentsApplication.class.getName()).env(env).heap("384m")
+    private static Process start(Class<?> main, Map<String, String> env, int port, String name) {
+        Process process = JavaProcess.builder(main.getName()).env(env).heap("384m")
                 .logTo(Path.of("target", name + ".log")).start();
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
             try {

@@ -17,7 +17,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 /**
- * Article test 1: the command fails after the payment row is written; PostgreSQL rolls back the payment, the
+ * A command that fails rolls back as a whole: the command fails after the payment row is written; PostgreSQL rolls back the payment, the
  * outbox event and the idempotency record together. The failure is real: a trigger on outbox_messages raises.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)

@@ -8,6 +8,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration;
+import org.springframework.boot.security.autoconfigure.UserDetailsServiceAutoConfiguration;
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -18,6 +19,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
 import org.springframework.http.HttpStatus;
 import org.springframework.core.annotation.Order;
+import org.springframework.security.authentication.AuthenticationManager;
+import org.springframework.security.authentication.ProviderNotFoundException;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.SecurityFilterChain;
@@ -39,7 +42,7 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * A service adds its own chain for its API, between the two.
  */
 @AutoConfiguration(before = {SecurityAutoConfiguration.class, ServletWebSecurityAutoConfiguration.class,
-        ErrorMvcAutoConfiguration.class, WebMvcAutoConfiguration.class})
+        UserDetailsServiceAutoConfiguration.class, ErrorMvcAutoConfiguration.class, WebMvcAutoConfiguration.class})
 @EnableConfigurationProperties(AdminProperties.class)
 public class EdgeAutoConfiguration {
 
@@ -90,6 +93,17 @@ public class EdgeAutoConfiguration {
                 Problems.httpType(HttpStatus.NOT_FOUND).toString(), Problems.title(HttpStatus.NOT_FOUND),
                 Problems.detail(HttpStatus.NOT_FOUND));
         return EdgeSecurity.stateless(http, "http", notFound).build();
+    }
+
+    /**
+     * No global login: every chain authenticates with its own bearer providers. Without this bean Boot would create
+     * an in-memory user with a generated password, a credential nobody asked for.
+     */
+    @Bean
+    AuthenticationManager noGlobalAuthentication() {
+        return authentication -> {
+            throw new ProviderNotFoundException("no global authentication; each chain has its own");
+        };
     }
 
     @Bean

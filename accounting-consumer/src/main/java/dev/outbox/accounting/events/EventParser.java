@@ -6,6 +6,11 @@ import java.util.Currency;
 import java.util.UUID;
 
 import dev.outbox.accounting.AccountingProperties;
+import dev.outbox.contract.EventEnvelope;
+import dev.outbox.contract.EventRecord;
+import dev.outbox.contract.EventTypes;
+import dev.outbox.contract.InvalidEnvelope;
+import dev.outbox.contract.PaymentPayloads;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -13,39 +18,54 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.stereotype.Component;
 
 /**
- * Treats Kafka messages as untrusted input: bounded size, required headers, a strict schema per event type and
- * schema version. Anything else is poison.
+ * Treats Kafka messages as untrusted input: bounded size, a valid envelope, a strict schema per event type and
+ * schema version. Anything else is poison: a {@link PoisonMessageException} whose message names the rule broken,
+ * never the payload.
  */
 @Component
 public final class EventParser {
 
     private static final BigDecimal MAX_AMOUNT = new BigDecimal("1000000000");
+    private static final String PAYMENT_ID = field(PaymentPayloads.PaymentCreated.class, "paymentId");
+    private static final String AMOUNT = field(PaymentPayloads.PaymentCreated.class, "amount");
+    private static final String CURRENCY = field(PaymentPayloads.PaymentCreated.class, "currency");
+    private static final String REFUND_ID = field(PaymentPayloads.PaymentRefunded.class, "refundId");
 
     private final JsonMapper json;
     private final int maxPayloadBytes;
 
-    EventParser(JsonMapper json, AccountingProperties properties) {
+    public EventParser(JsonMapper json, AccountingProperties properties) {
         this.json = json;
         this.maxPayloadBytes = properties.maxPayloadBytes();
     }
 
-    public PaymentEvent parse(String key, byte[] value, String id, String type, String schemaVersion,
-            String aggregateVersion, String traceparent) {
+    /** A record as it came off the topic. */
+    public PaymentEvent parse(String key, org.apache.kafka.common.header.Headers headers, byte[] value) {
+        EventEnvelope envelope;
+        try {
+            envelope = EventEnvelope.fromHeaders(headers);
+        } catch (InvalidEnvelope e) {
+            throw new PoisonMessageException(e.getMessage());
+        }
+        return parse(new EventRecord("", key, envelope, value));
+    }
+
+    /** An event whose envelope is already typed (as stored when it was parked). */
+    public PaymentEvent parse(EventRecord record) {
+        byte[] value = record.payload();
+        EventEnvelope envelope = record.envelope();
         if (value == null || value.length == 0) {
             throw new PoisonMessageException("empty payload");
         }
         if (value.length > maxPayloadBytes) {
             throw new PoisonMessageException("payload of " + value.length + " bytes exceeds " + maxPayloadBytes);
         }
-        UUID eventId = uuid(id, "id header");
-        UUID paymentId = uuid(key, "record key");
-        long version = positiveLong(aggregateVersion, "aggregate_version header");
-        int schema = (int) positiveLong(schemaVersion, "schema_version header");
-        if (type == null) {
-            throw new PoisonMessageException("missing event_type header");
-        }
-        if (schema != 1 || !(PaymentEvent.PAYMENT_CREATED.equals(type) || PaymentEvent.PAYMENT_REFUNDED.equals(type))) {
-            throw new PoisonMessageException("unknown event type or schema version: " + printable(type) + " v" + schema);
+        UUID paymentId = uuid(record.key(), "record key");
+        String type = envelope.eventType();
+        long version = envelope.aggregateVersion();
+        if (envelope.schemaVersion() != EventTypes.SCHEMA_VERSION || !EventTypes.PAYMENT_EVENTS.contains(type)) {
+            throw new PoisonMessageException("unknown event type or schema version: " + printable(type) + " v"
+                    + envelope.schemaVersion());
         }
         String payloadJson = new String(value, StandardCharsets.UTF_8);
         JsonNode payload;
@@ -57,22 +77,31 @@ public final class EventParser {
         if (payload == null || !payload.isObject()) {
             throw new PoisonMessageException("payload is not a JSON object");
         }
-        if (!paymentId.equals(uuid(text(payload, "paymentId"), "paymentId"))) {
-            throw new PoisonMessageException("paymentId does not match the record key");
+        if (!paymentId.equals(uuid(text(payload, PAYMENT_ID), PAYMENT_ID))) {
+            throw new PoisonMessageException(PAYMENT_ID + " does not match the record key");
         }
-        String currency = currency(text(payload, "currency"));
-        BigDecimal amount = amount(text(payload, "amount"), currency);
-        if (PaymentEvent.PAYMENT_REFUNDED.equals(type)) {
-            uuid(text(payload, "refundId"), "refundId");
+        String currency = currency(text(payload, CURRENCY));
+        BigDecimal amount = amount(text(payload, AMOUNT), currency);
+        if (EventTypes.PAYMENT_REFUNDED.equals(type)) {
+            uuid(text(payload, REFUND_ID), REFUND_ID);
             if (version < 2) {
                 throw new PoisonMessageException("a refund cannot be version " + version);
             }
             amount = amount.negate();
         } else if (version != 1) {
-            throw new PoisonMessageException("PaymentCreated must be version 1, was " + version);
+            throw new PoisonMessageException(EventTypes.PAYMENT_CREATED + " must be version 1, was " + version);
         }
-        return new PaymentEvent(eventId, type, schema, paymentId, version, amount, currency, payloadJson,
-                traceparent);
+        return new PaymentEvent(envelope, paymentId, amount, currency, payloadJson);
+    }
+
+    /** A payload field's name, taken from the contract's record so a renamed field fails here at start-up. */
+    private static String field(Class<? extends Record> payload, String name) {
+        for (var component : payload.getRecordComponents()) {
+            if (component.getName().equals(name)) {
+                return name;
+            }
+        }
+        throw new IllegalStateException(payload.getSimpleName() + " has no field " + name);
     }
 
     private static String text(JsonNode payload, String field) {
@@ -88,18 +117,6 @@ public final class EventParser {
             return UUID.fromString(value);
         } catch (RuntimeException e) {
             throw new PoisonMessageException(what + " is not a UUID");
-        }
-    }
-
-    private static long positiveLong(String value, String what) {
-        try {
-            long n = Long.parseLong(value);
-            if (n < 1) {
-                throw new NumberFormatException();
-            }
-            return n;
-        } catch (RuntimeException e) {
-            throw new PoisonMessageException(what + " is not a positive integer");
         }
     }
 

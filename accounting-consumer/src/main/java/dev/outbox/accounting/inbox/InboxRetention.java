@@ -12,9 +12,10 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.InitializingBean;
-import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.kafka.core.KafkaAdmin;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
@@ -24,28 +25,16 @@ import org.springframework.stereotype.Component;
  * replay as a second line of defense.
  */
 @Component
-public final class InboxRetention implements InitializingBean {
+public final class InboxRetention implements InitializingBean, SchedulingConfigurer {
 
     private static final Logger log = LoggerFactory.getLogger(InboxRetention.class);
 
-    private static final String DELETE_BATCH = """
-            DELETE FROM inbox_messages
-             WHERE consumer_name = :consumer
-               AND message_id IN (SELECT message_id FROM inbox_messages
-                                   WHERE consumer_name = :consumer
-                                     AND processed_at < now() - make_interval(secs => :windowSeconds)
-                                   ORDER BY processed_at
-                                   LIMIT :batchSize)
-            """;
-
-    private static final int BATCH = 500;
-
-    private final JdbcClient jdbc;
+    private final Inbox inbox;
     private final KafkaAdmin kafka;
     private final AccountingProperties properties;
 
-    InboxRetention(JdbcClient jdbc, KafkaAdmin kafka, AccountingProperties properties) {
-        this.jdbc = jdbc;
+    InboxRetention(Inbox inbox, KafkaAdmin kafka, AccountingProperties properties) {
+        this.inbox = inbox;
         this.kafka = kafka;
         this.properties = properties;
     }
@@ -86,20 +75,21 @@ public final class InboxRetention implements InitializingBean {
         }
     }
 
-    /** @return rows deleted by this run */
-    @Scheduled(fixedDelayString = "${accounting.retention-interval:5m}",
-            initialDelayString = "${accounting.retention-interval:5m}")
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar registrar) {
+        registrar.addFixedDelayTask(new FixedDelayTask(this::purge, properties.retentionInterval(),
+                properties.retentionInterval()));
+    }
+
+    /** @return rows deleted by this run; each batch is its own short transaction */
     public int purge() {
         int total = 0;
         int n;
+        int batch = properties.retentionBatchSize();
         do {
-            n = jdbc.sql(DELETE_BATCH)
-                    .param("consumer", properties.consumerName())
-                    .param("windowSeconds", (double) properties.inboxRetention().toSeconds())
-                    .param("batchSize", BATCH)
-                    .update();
+            n = inbox.deleteOlderThan(properties.consumerName(), properties.inboxRetention(), batch);
             total += n;
-        } while (n == BATCH);
+        } while (n == batch);
         if (total > 0) {
             log.info("deleted {} inbox rows older than {}", total, properties.inboxRetention());
         }

@@ -1,24 +1,28 @@
 package dev.outbox.accounting.ledger;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 
 import dev.outbox.accounting.events.PaymentEvent;
+import dev.outbox.contract.EventEnvelope;
+import dev.outbox.contract.EventRecord;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
-/** Ledger entries, per-payment positions and parked events. Writes run inside the caller's transaction. */
+/**
+ * The ledger's tables and their one owner: ledger_entries, payment_positions and parked_events. Writes run inside
+ * the caller's transaction, the one that also takes the events' inbox markers.
+ */
 @Component
 final class LedgerRepository {
 
@@ -39,14 +43,6 @@ final class LedgerRepository {
                             WHERE pe.consumer_name = :consumer AND pe.payment_id = p.payment_id) AS parked
               FROM unnest(CAST(:paymentIds AS uuid[])) AS p(payment_id)
               LEFT JOIN payment_positions pos ON pos.consumer_name = :consumer AND pos.payment_id = p.payment_id
-            """;
-
-    /** The inbox markers of a batch; returns the ids this transaction took (the others were seen before). */
-    private static final String CLAIM_ALL = """
-            INSERT INTO inbox_messages (consumer_name, message_id, processed_at)
-            SELECT :consumer, m.id, :now FROM unnest(CAST(:ids AS uuid[])) AS m(id)
-            ON CONFLICT DO NOTHING
-            RETURNING message_id
             """;
 
     /** A batch's ledger entries and the new position of each payment it touched, in one round trip. */
@@ -88,16 +84,23 @@ final class LedgerRepository {
 
     private static final String PARK = """
             INSERT INTO parked_events (consumer_name, payment_id, aggregate_version, event_id, event_type,
-                                       schema_version, payload, trace_parent, parked_at)
+                                       schema_version, payload, trace_parent, occurred_at, parked_at)
             VALUES (:consumer, :paymentId, :version, :eventId, :type, :schema, CAST(:payload AS jsonb),
-                    :traceparent, :now)
+                    :traceparent, :occurredAt, :now)
             ON CONFLICT DO NOTHING
             """;
 
     private static final String UNPARK = """
             DELETE FROM parked_events
              WHERE consumer_name = :consumer AND payment_id = :paymentId AND aggregate_version = :version
-            RETURNING event_id, event_type, schema_version, payload::text AS payload, trace_parent
+            RETURNING event_id, event_type, schema_version, payload::text AS payload, trace_parent, occurred_at
+            """;
+
+    private static final String PARKED_SUMMARY = """
+            SELECT count(*) AS parked,
+                   COALESCE(EXTRACT(EPOCH FROM now() - min(parked_at)), 0)::bigint AS oldest_seconds
+              FROM parked_events
+             WHERE consumer_name = :consumer
             """;
 
     private static final String ENTRIES = """
@@ -130,13 +133,6 @@ final class LedgerRepository {
                         rs.getLong("last_version"), rs.getString("currency"), rs.getBoolean("parked"))))
                 .list();
         return positions;
-    }
-
-    /** Takes the inbox markers of a batch; returns the ids taken now (the rest were processed before). */
-    Set<UUID> claimAll(String consumer, Collection<UUID> eventIds) {
-        return new HashSet<>(jdbc.sql(CLAIM_ALL).param("consumer", consumer)
-                .param("ids", eventIds.toArray(UUID[]::new)).param("now", Timestamp.from(Instant.now()))
-                .query(UUID.class).list());
     }
 
     /** Writes the entries (in order, each the next version of its payment) and each payment's last position. */
@@ -199,21 +195,24 @@ final class LedgerRepository {
                 .param("version", event.version())
                 .param("eventId", event.id())
                 .param("type", event.type())
-                .param("schema", event.schemaVersion())
+                .param("schema", event.envelope().schemaVersion())
                 .param("payload", event.payloadJson())
-                .param("traceparent", event.traceparent())
+                .param("traceparent", event.envelope().traceparent())
+                .param("occurredAt", Timestamp.from(event.envelope().occurredAt()))
                 .param("now", Timestamp.from(Instant.now()))
                 .update();
     }
 
-    /** Removes and returns the parked event of that version, if one waits. */
-    Optional<Parked> unpark(String consumer, UUID paymentId, long version) {
+    /** Removes and returns the parked event of that version, as the record it arrived as, if one waits. */
+    Optional<EventRecord> unpark(String consumer, UUID paymentId, long version) {
         return jdbc.sql(UNPARK)
                 .param("consumer", consumer)
                 .param("paymentId", paymentId)
                 .param("version", version)
-                .query((rs, n) -> new Parked(rs.getObject("event_id", UUID.class), rs.getString("event_type"),
-                        rs.getInt("schema_version"), rs.getString("payload"), rs.getString("trace_parent")))
+                .query((rs, n) -> new EventRecord("", paymentId.toString(), new EventEnvelope(
+                        rs.getObject("event_id", UUID.class), rs.getString("event_type"), rs.getInt("schema_version"),
+                        version, rs.getTimestamp("occurred_at").toInstant(), rs.getString("trace_parent")),
+                        rs.getString("payload").getBytes(StandardCharsets.UTF_8)))
                 .optional();
     }
 
@@ -225,11 +224,17 @@ final class LedgerRepository {
                 .list();
     }
 
-    /** @param parked whether events of this payment wait in parked_events */
-    record Position(long version, String currency, boolean parked) {
+    /** How many events this consumer holds back behind a version gap, and how long the oldest has waited. */
+    ParkedSummary parkedSummary(String consumer) {
+        return jdbc.sql(PARKED_SUMMARY).param("consumer", consumer)
+                .query((rs, n) -> new ParkedSummary(rs.getLong("parked"), rs.getLong("oldest_seconds"))).single();
     }
 
-    record Parked(UUID eventId, String type, int schemaVersion, String payloadJson, String traceparent) {
+    record ParkedSummary(long count, long oldestSeconds) {
+    }
+
+    /** @param parked whether events of this payment wait in parked_events */
+    record Position(long version, String currency, boolean parked) {
     }
 
     record Entry(UUID eventId, long version, String type, BigDecimal amount, String currency, String traceId,

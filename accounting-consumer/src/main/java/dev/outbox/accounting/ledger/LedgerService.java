@@ -1,11 +1,10 @@
 package dev.outbox.accounting.ledger;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -14,6 +13,7 @@ import dev.outbox.accounting.events.EventParser;
 import dev.outbox.accounting.events.PaymentEvent;
 import dev.outbox.accounting.events.PoisonMessageException;
 import dev.outbox.accounting.inbox.Inbox;
+import dev.outbox.contract.EventTypes;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
@@ -80,12 +80,9 @@ public final class LedgerService {
         long next = event.version() + 1;
         for (var parked = ledger.unpark(consumer, event.paymentId(), next); parked.isPresent();
                 parked = ledger.unpark(consumer, event.paymentId(), ++next)) {
-            LedgerRepository.Parked p = parked.get();
-            PaymentEvent successor = parser.parse(event.paymentId().toString(),
-                    p.payloadJson().getBytes(StandardCharsets.UTF_8), p.eventId().toString(), p.type(),
-                    String.valueOf(p.schemaVersion()), String.valueOf(next), p.traceparent());
+            PaymentEvent successor = parser.parse(parked.get());
             log.info("gap filled on payment {}: applying parked version {}", event.paymentId(), next);
-            applyInOrder(successor, traceId(p.traceparent()));
+            applyInOrder(successor, traceId(successor.envelope().traceparent()));
             count(Outcome.APPLIED);
         }
         return count(Outcome.APPLIED);
@@ -108,28 +105,18 @@ public final class LedgerService {
         Set<UUID> paymentIds = new LinkedHashSet<>();
         events.forEach(e -> paymentIds.add(e.paymentId()));
         ledger.lock(consumer, paymentIds);
-        // each payment's position as the batch advances it
-        Map<UUID, LedgerRepository.Position> positions = ledger.positions(consumer, paymentIds);
-        List<PaymentEvent> toApply = new ArrayList<>(events.size());
-        List<String> toApplyTraces = new ArrayList<>(events.size());
-        Set<UUID> planned = new HashSet<>();
-        for (int i = 0; i < events.size(); i++) {
-            PaymentEvent e = events.get(i);
-            LedgerRepository.Position position = positions.get(e.paymentId());
-            if (position.parked() || e.version() > position.version() + 1) {
-                return false;
-            }
-            if (e.version() == position.version() + 1 && planned.add(e.id())) {
-                if (PaymentEvent.PAYMENT_REFUNDED.equals(e.type()) && !e.currency().equals(position.currency())) {
-                    throw new PoisonMessageException("refund currency differs from the payment's");
-                }
-                positions.put(e.paymentId(), new LedgerRepository.Position(e.version(),
-                        position.currency() == null ? e.currency() : position.currency(), false));
-                toApply.add(e);
-                toApplyTraces.add(traceIds.get(i));
-            }
+        Optional<BatchPlan> plan = BatchPlan.of(events, ledger.positions(consumer, paymentIds));
+        if (plan.isEmpty()) {
+            return false;
         }
-        Set<UUID> claimed = ledger.claimAll(consumer, events.stream().map(PaymentEvent::id).distinct().toList());
+        Set<UUID> planned = plan.get().planned();
+        List<PaymentEvent> toApply = new ArrayList<>(planned.size());
+        List<String> toApplyTraces = new ArrayList<>(planned.size());
+        for (int i : plan.get().toApply()) {
+            toApply.add(events.get(i));
+            toApplyTraces.add(traceIds.get(i));
+        }
+        Set<UUID> claimed = inbox.claimAll(consumer, events.stream().map(PaymentEvent::id).distinct().toList());
         if (!claimed.containsAll(planned)) {
             // an event this batch means to apply was taken before: only a concurrent consumer can cause that
             throw new IllegalStateException("inbox and positions disagree; the batch is replayed event by event");
@@ -146,7 +133,7 @@ public final class LedgerService {
     }
 
     private void applyInOrder(PaymentEvent event, String traceId) {
-        if (PaymentEvent.PAYMENT_REFUNDED.equals(event.type())) {
+        if (EventTypes.PAYMENT_REFUNDED.equals(event.type())) {
             String currency = ledger.currency(consumer, event.paymentId()).orElseThrow();
             if (!currency.equals(event.currency())) {
                 throw new PoisonMessageException("refund currency differs from the payment's");

@@ -1,6 +1,6 @@
 package dev.outbox.relay.cdc;
 
-import dev.outbox.relay.outbox.OutboxMarks;
+import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,12 +20,13 @@ class CdcConfiguration {
 
     @Bean
     CdcRelay cdcRelay(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka, KafkaPublisher publisher,
-            OutboxMarks marks, MeterRegistry meters, RelayProperties relay) {
-        return new CdcRelay(cdc, db, kafka, publisher, marks, meters, relay.mode() == RelayProperties.Mode.cdc);
+            Outbox outbox, MeterRegistry meters, RelayProperties relay) {
+        return new CdcRelay(cdc, db, kafka, publisher, outbox, meters, relay.mode() == RelayProperties.Mode.cdc);
     }
 
     @Bean
-    SlotMonitor cdcSlot(JdbcClient jdbc, CdcRelay relay, CdcProperties cdc, MeterRegistry meters) {
-        return new SlotMonitor(jdbc, relay, cdc, meters);
+    SlotMonitor cdcSlot(JdbcClient jdbc, CdcRelay relay, CdcProperties cdc, RelayProperties settings,
+            MeterRegistry meters) {
+        return new SlotMonitor(jdbc, relay, cdc, settings.monitorInterval(), meters);
     }
 }

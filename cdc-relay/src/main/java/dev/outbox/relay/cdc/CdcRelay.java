@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.outbox.security.ErrorText;
-import dev.outbox.relay.outbox.OutboxMarks;
+import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
 import io.debezium.embedded.Connect;
@@ -35,7 +35,7 @@ public final class CdcRelay implements SmartLifecycle {
     private final DatabaseProperties db;
     private final PublishProperties kafka;
     private final KafkaPublisher publisher;
-    private final OutboxMarks marks;
+    private final Outbox outbox;
     private final MeterRegistry meters;
     private final RelayLeadership leadership;
     private final AtomicReference<Role> role = new AtomicReference<>(Role.STOPPED);
@@ -51,13 +51,13 @@ public final class CdcRelay implements SmartLifecycle {
     private final boolean autoStartup;
 
     CdcRelay(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka, KafkaPublisher publisher,
-            OutboxMarks marks, MeterRegistry meters, boolean autoStartup) {
+            Outbox outbox, MeterRegistry meters, boolean autoStartup) {
         this.autoStartup = autoStartup;
         this.cdc = cdc;
         this.db = db;
         this.kafka = kafka;
         this.publisher = publisher;
-        this.marks = marks;
+        this.outbox = outbox;
         this.meters = meters;
         this.leadership = new RelayLeadership(db, cdc.slotName());
     }
@@ -152,7 +152,7 @@ public final class CdcRelay implements SmartLifecycle {
     }
 
     private void startEngine() {
-        OutboxChangeConsumer consumer = new OutboxChangeConsumer(publisher, marks, () -> running, meters);
+        OutboxChangeConsumer consumer = new OutboxChangeConsumer(publisher, outbox, () -> running, meters);
         engine = DebeziumEngine.create(Connect.class)
                 .using(DebeziumSettings.of(cdc, db, kafka))
                 .using((success, message, error) -> {

@@ -2,12 +2,14 @@ package dev.outbox.relay.cdc;
 
 import java.util.Properties;
 
+import dev.outbox.contract.OutboxColumns;
+import dev.outbox.contract.Topics;
 import dev.outbox.relay.publish.PublishProperties;
 
 /**
  * Builds the Debezium engine configuration: PostgreSQL connector on pgoutput, the existing insert-only
  * publication, a named slot, offsets in a Kafka topic, heartbeats, and the Outbox Event Router mapping the
- * article's columns onto the message format (key = aggregate_id, value = payload, headers).
+ * outbox columns onto the message format (key = aggregate_id, value = payload, headers).
  */
 final class DebeziumSettings {
 
@@ -59,16 +61,14 @@ final class DebeziumSettings {
 
         p.setProperty("transforms", "outbox");
         p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
-        p.setProperty("transforms.outbox.table.field.event.id", "id");
-        p.setProperty("transforms.outbox.table.field.event.key", "aggregate_id");
-        p.setProperty("transforms.outbox.table.field.event.payload", "payload");
-        p.setProperty("transforms.outbox.table.fields.additional.placement",
-                "event_type:header:event_type,schema_version:header:schema_version,"
-                        + "aggregate_version:header:aggregate_version,occurred_at:header:occurred_at,"
-                        + "trace_parent:header:traceparent");
-        p.setProperty("transforms.outbox.route.by.field", "aggregate_type");
+        // the message contract's mapping of outbox columns to key, value and headers, the polling relay's too
+        p.setProperty("transforms.outbox.table.field.event.id", OutboxColumns.ID);
+        p.setProperty("transforms.outbox.table.field.event.key", OutboxColumns.AGGREGATE_ID);
+        p.setProperty("transforms.outbox.table.field.event.payload", OutboxColumns.PAYLOAD);
+        p.setProperty("transforms.outbox.table.fields.additional.placement", OutboxColumns.routerHeaderPlacement());
+        p.setProperty("transforms.outbox.route.by.field", OutboxColumns.AGGREGATE_TYPE);
         p.setProperty("transforms.outbox.route.topic.replacement",
-                kafka.topicPattern().replace("{aggregateType}", "${routedByValue}"));
+                Topics.forAggregate(kafka.topicPattern(), "${routedByValue}"));
         p.setProperty("transforms.outbox.route.tombstone.on.empty.payload", "false");
         p.setProperty("transforms.outbox.table.op.invalid.behavior", "warn");
 

@@ -10,13 +10,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 
 /**
  * Watches the replication slot in pg_replication_slots: WAL retained behind it (lag in bytes), wal_status and
  * whether a relay streams from it. Published as metrics and as the relay's health.
  */
-public final class SlotMonitor implements HealthIndicator {
+public final class SlotMonitor implements HealthIndicator, SchedulingConfigurer {
 
     private static final String SLOT = """
             SELECT active, wal_status,
@@ -28,12 +29,14 @@ public final class SlotMonitor implements HealthIndicator {
     private final JdbcClient jdbc;
     private final CdcRelay relay;
     private final String slotName;
+    private final java.time.Duration interval;
     private final AtomicLong lagBytes = new AtomicLong(-1);
     private final AtomicLong active = new AtomicLong(0);
     private final AtomicReference<String> walStatus = new AtomicReference<>("missing");
 
-    SlotMonitor(JdbcClient jdbc, CdcRelay relay, CdcProperties cdc, MeterRegistry meters) {
+    SlotMonitor(JdbcClient jdbc, CdcRelay relay, CdcProperties cdc, java.time.Duration interval, MeterRegistry meters) {
         this.jdbc = jdbc;
+        this.interval = interval;
         this.relay = relay;
         this.slotName = cdc.slotName();
         Gauge.builder("outbox_cdc_slot_lag_bytes", lagBytes, AtomicLong::get)
@@ -42,7 +45,11 @@ public final class SlotMonitor implements HealthIndicator {
         Gauge.builder("outbox_cdc_leader", relay, r -> r.role() == CdcRelay.Role.LEADER ? 1 : 0).register(meters);
     }
 
-    @Scheduled(fixedDelayString = "${relay.monitor-interval:5s}")
+    @Override
+    public void configureTasks(ScheduledTaskRegistrar registrar) {
+        registrar.addFixedDelayTask(this::refresh, interval);
+    }
+
     void refresh() {
         jdbc.sql(SLOT).param("slot", slotName).query((rs, n) -> {
             active.set(rs.getBoolean("active") ? 1 : 0);

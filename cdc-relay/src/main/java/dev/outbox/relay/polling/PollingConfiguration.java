@@ -2,16 +2,16 @@ package dev.outbox.relay.polling;
 
 import java.time.Duration;
 
+import dev.outbox.relay.RelayProperties;
+import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
 import io.micrometer.core.instrument.MeterRegistry;
-import dev.outbox.relay.RelayProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * {@code relay.mode=polling}: the lease-based relay, the fallback when logical replication is not available.
@@ -22,12 +22,13 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class PollingConfiguration {
 
     @Bean
-    PollingRelay pollingRelay(JdbcClient jdbc, KafkaPublisher publisher, PublishProperties publish,
+    PollingRelay pollingRelay(Outbox outbox, KafkaPublisher publisher, PublishProperties publish,
             PollingProperties settings, MeterRegistry meters, RelayProperties relay) {
         LeasesFitDeliveryTimeout.check(settings, publish);
-        LeaseClaimer claimer = new LeaseClaimer(jdbc, settings.perAggregateOrder());
-        return new PollingRelay(settings, () -> new PollingWorker(claimer, publisher, publish, settings,
-                Duration.ZERO, settings.maxAttempts(), "relay", meters), relay.mode() == RelayProperties.Mode.polling);
+        PollingWorker.ClaimPolicy policy = new PollingWorker.ClaimPolicy(settings.batchSize(), settings.lease(),
+                Duration.ZERO, settings.perAggregateOrder(), settings.maxAttempts(), settings.retries());
+        return new PollingRelay(settings, () -> new PollingWorker(policy, outbox, publisher, publish.topicPattern(),
+                "relay", meters), relay.mode() == RelayProperties.Mode.polling);
     }
 
     @Bean

@@ -6,10 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-import dev.outbox.security.ErrorText;
+import dev.outbox.contract.EventRecord;
+import dev.outbox.relay.outbox.Outbox;
+import dev.outbox.relay.outbox.OutboxRow;
 import dev.outbox.relay.publish.KafkaPublisher;
-import dev.outbox.relay.publish.OutboxRecord;
-import dev.outbox.relay.publish.PublishProperties;
+import dev.outbox.security.ErrorText;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,22 +19,30 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One claim-publish-mark iteration with one worker id, the article's relay step: claim a small batch (committed
- * at once), publish outside any transaction, mark what Kafka acknowledged, and schedule a retry with backoff
- * and jitter (or dead-letter) for what it did not. A lost lease is reported, never overwritten.
+ * One claim-publish-mark iteration with one worker id, the lease protocol's relay step: claim a small batch
+ * (committed at once), publish outside any transaction, mark what Kafka acknowledged, and schedule a retry with
+ * backoff and jitter (or dead-letter) for what it did not. A lost lease is reported, never overwritten.
  */
 final class PollingWorker {
 
     private static final Logger log = LoggerFactory.getLogger(PollingWorker.class);
 
+    /**
+     * How a worker claims: the polling relay's settings, or the cdc-mode safety net's (rows older than its grace
+     * period, never dead-lettered).
+     *
+     * @param minAge      only rows at least this old are claimed
+     * @param maxAttempts claims after which a failing row is dead-lettered
+     */
+    record ClaimPolicy(int batchSize, Duration lease, Duration minAge, boolean perAggregateOrder, int maxAttempts,
+            RetrySchedule retries) {
+    }
+
     private final UUID workerId = UUID.randomUUID();
-    private final LeaseClaimer claimer;
+    private final ClaimPolicy policy;
+    private final Outbox outbox;
     private final KafkaPublisher publisher;
-    private final PublishProperties publish;
-    private final PollingProperties settings;
-    private final RetrySchedule retries;
-    private final Duration grace;
-    private final int maxAttempts;
+    private final String topicPattern;
     private final Counter claimed;
     private final Counter recovered;
     private final Counter leaseLost;
@@ -41,20 +50,12 @@ final class PollingWorker {
     private final DistributionSummary attempts;
     private final Timer latency;
 
-    /**
-     * @param grace       only rows older than this are claimed (zero for the polling relay, the grace period for
-     *                    the cdc-mode safety net)
-     * @param maxAttempts attempts before dead-lettering
-     */
-    PollingWorker(LeaseClaimer claimer, KafkaPublisher publisher, PublishProperties publish,
-            PollingProperties settings, Duration grace, int maxAttempts, String role, MeterRegistry meters) {
-        this.claimer = claimer;
+    PollingWorker(ClaimPolicy policy, Outbox outbox, KafkaPublisher publisher, String topicPattern, String role,
+            MeterRegistry meters) {
+        this.policy = policy;
+        this.outbox = outbox;
         this.publisher = publisher;
-        this.publish = publish;
-        this.settings = settings;
-        this.retries = new RetrySchedule(settings.backoffBase(), settings.backoffCap());
-        this.grace = grace;
-        this.maxAttempts = maxAttempts;
+        this.topicPattern = topicPattern;
         this.claimed = Counter.builder("outbox_polling_claimed").tag("role", role).register(meters);
         this.recovered = Counter.builder("outbox_polling_expired_leases_recovered").tag("role", role)
                 .description("rows claimed again after another worker's lease expired").register(meters);
@@ -72,33 +73,32 @@ final class PollingWorker {
      * @throws InterruptedException on shutdown: claimed rows keep their lease and are recovered when it expires
      */
     int runOnce() throws InterruptedException {
-        List<LeaseClaimer.Claimed> batch = claimer.claim(workerId, settings.batchSize(), settings.lease(), grace);
+        List<OutboxRow> batch = outbox.claim(workerId, policy.batchSize(), policy.lease(), policy.minAge(),
+                policy.perAggregateOrder());
         if (batch.isEmpty()) {
             return 0;
         }
         claimed.increment(batch.size());
-        batch.stream().filter(c -> c.previousLock() != null).forEach(c -> {
+        batch.stream().filter(row -> row.previousLock() != null).forEach(row -> {
             recovered.increment();
-            log.info("recovered event {} whose lease expired (attempt {})", c.id(), c.attempts());
+            log.info("recovered event {} whose lease expired (attempt {})", row.id(), row.attempts());
         });
-        List<OutboxRecord> records = new ArrayList<>(batch.size());
-        for (LeaseClaimer.Claimed c : batch) {
-            records.add(new OutboxRecord(c.id(), publish.topicFor(c.aggregateType()), c.aggregateId().toString(),
-                    c.eventType(), String.valueOf(c.schemaVersion()), String.valueOf(c.aggregateVersion()),
-                    c.occurredAt().toInstant().toString(), c.traceParent(), c.payloadJson()));
+        List<EventRecord> records = new ArrayList<>(batch.size());
+        for (OutboxRow row : batch) {
+            records.add(row.toEventRecord(topicPattern));
         }
         List<Exception> outcomes = publisher.sendOnce(records);
         List<UUID> acknowledged = new ArrayList<>();
         Instant now = Instant.now();
         for (int i = 0; i < batch.size(); i++) {
-            LeaseClaimer.Claimed c = batch.get(i);
+            OutboxRow row = batch.get(i);
             if (outcomes.get(i) == null) {
-                acknowledged.add(c.id());
-                attempts.record(c.attempts());
-                latency.record(Duration.between(c.occurredAt().toInstant(), now));
+                acknowledged.add(row.id());
+                attempts.record(row.attempts());
+                latency.record(Duration.between(row.occurredAt(), now));
             }
         }
-        int marked = claimer.markPublished(acknowledged, workerId);
+        int marked = outbox.markPublished(acknowledged, workerId);
         if (marked < acknowledged.size()) {
             leaseLost.increment(acknowledged.size() - marked);
             log.warn("{} published events could not be marked: their lease passed to another worker "
@@ -113,17 +113,18 @@ final class PollingWorker {
         return batch.size();
     }
 
-    private void scheduleRetry(LeaseClaimer.Claimed c, Exception failure) {
+    private void scheduleRetry(OutboxRow row, Exception failure) {
         String error = ErrorText.sanitize(failure);
-        var outcome = claimer.scheduleRetry(c.id(), workerId, retries.delayAfter(c.attempts()), error, maxAttempts);
+        var outcome = outbox.scheduleRetry(row.id(), workerId, policy.retries().delayAfter(row.attempts()), error,
+                policy.maxAttempts());
         if (outcome.isEmpty()) {
             leaseLost.increment();
-            log.warn("retry of event {} not scheduled: its lease passed to another worker", c.id());
+            log.warn("retry of event {} not scheduled: its lease passed to another worker", row.id());
         } else if (outcome.get()) {
             deadLetters.increment();
-            log.error("event {} dead-lettered after {} attempts: {}", c.id(), c.attempts(), error);
+            log.error("event {} dead-lettered after {} attempts: {}", row.id(), row.attempts(), error);
         } else {
-            log.debug("event {} attempt {} failed: {}", c.id(), c.attempts(), error);
+            log.debug("event {} attempt {} failed: {}", row.id(), row.attempts(), error);
         }
     }
 }

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * The article's capped exponential backoff, 2^min(attempts, 9) x base up to the cap, with "equal jitter": half
+ * Capped exponential backoff, 2^min(attempts, 9) x base up to the cap, with "equal jitter": half
  * the delay is fixed, half random, so instances that failed together do not retry together. Computed when the
  * retry is scheduled and persisted in next_attempt_at.
  */

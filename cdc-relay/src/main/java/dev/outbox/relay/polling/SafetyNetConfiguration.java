@@ -1,5 +1,6 @@
 package dev.outbox.relay.polling;
 
+import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -8,8 +9,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.SchedulingConfigurer;
+import org.springframework.scheduling.config.FixedDelayTask;
+import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 
 /**
  * In cdc mode, a polling sweep publishes rows that are still unpublished a grace period after they occurred:
@@ -21,22 +23,38 @@ import org.springframework.scheduling.annotation.Scheduled;
 class SafetyNetConfiguration {
 
     @Bean
-    SafetyNet safetyNet(JdbcClient jdbc, KafkaPublisher publisher, PublishProperties publish,
-            PollingProperties settings, MeterRegistry meters) {
-        return new SafetyNet(new PollingWorker(new LeaseClaimer(jdbc, true), publisher, publish, settings,
-                settings.safetyNetGrace(), Integer.MAX_VALUE, "safety-net", meters));
+    SafetyNet safetyNet(Outbox outbox, KafkaPublisher publisher, PublishProperties publish,
+            PollingProperties polling, SafetyNetProperties settings, MeterRegistry meters) {
+        PollingWorker.ClaimPolicy policy = new PollingWorker.ClaimPolicy(settings.batchSize(), polling.lease(),
+                settings.grace(), false, Integer.MAX_VALUE, polling.retries());
+        return new SafetyNet(new PollingWorker(policy, outbox, publisher, publish.topicPattern(), "safety-net", meters),
+                settings);
     }
 
-    static final class SafetyNet {
+    static final class SafetyNet implements SchedulingConfigurer {
         private static final Logger log = LoggerFactory.getLogger(SafetyNet.class);
         private final PollingWorker worker;
+        private final SafetyNetProperties settings;
 
-        SafetyNet(PollingWorker worker) {
+        SafetyNet(PollingWorker worker, SafetyNetProperties settings) {
             this.worker = worker;
+            this.settings = settings;
         }
 
-        @Scheduled(fixedDelayString = "${relay.polling.safety-net-interval:10s}",
-                initialDelayString = "${relay.polling.safety-net-interval:10s}")
+        @Override
+        public void configureTasks(ScheduledTaskRegistrar registrar) {
+            registrar.addFixedDelayTask(new FixedDelayTask(this::sweepQuietly, settings.interval(),
+                    settings.interval()));
+        }
+
+        private void sweepQuietly() {
+            try {
+                sweep();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
         void sweep() throws InterruptedException {
             int swept = 0;
             for (int n = worker.runOnce(); n > 0; n = worker.runOnce()) {

@@ -11,6 +11,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import dev.outbox.contract.EventRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -70,11 +71,11 @@ public final class KafkaPublisher implements AutoCloseable {
     }
 
     /** What happened to each record of a batch. */
-    public record Outcome(List<OutboxRecord> acknowledged, List<Rejected> rejected) {
+    public record Outcome(List<EventRecord> acknowledged, List<Rejected> rejected) {
     }
 
     /** A record the broker will never take (too large, invalid): dead-letter it, do not retry it. */
-    public record Rejected(OutboxRecord record, Exception cause) {
+    public record Rejected(EventRecord record, Exception cause) {
     }
 
     /**
@@ -83,27 +84,17 @@ public final class KafkaPublisher implements AutoCloseable {
      *
      * @throws InterruptedException when {@code keepGoing} turns false or the thread is interrupted first
      */
-    public Outcome publishAll(List<OutboxRecord> records, BooleanSupplier keepGoing) throws InterruptedException {
-        List<OutboxRecord> acknowledged = new ArrayList<>(records.size());
+    public Outcome publishAll(List<EventRecord> records, BooleanSupplier keepGoing) throws InterruptedException {
+        List<EventRecord> acknowledged = new ArrayList<>(records.size());
         List<Rejected> rejected = new ArrayList<>();
-        List<OutboxRecord> pending = records;
+        List<EventRecord> pending = records;
         int round = 0;
         while (!pending.isEmpty()) {
             if (!keepGoing.getAsBoolean() || Thread.currentThread().isInterrupted()) {
                 throw new InterruptedException("relay stopping with " + pending.size() + " unacknowledged records");
             }
             List<Exception> outcomes = sendOnce(pending);
-            int firstRetriable = -1;
-            for (int i = 0; i < outcomes.size() && firstRetriable < 0; i++) {
-                Exception failure = outcomes.get(i);
-                if (failure == null) {
-                    acknowledged.add(pending.get(i));
-                } else if (isPermanent(failure)) {
-                    rejected.add(new Rejected(pending.get(i), failure));
-                } else {
-                    firstRetriable = i;
-                }
-            }
+            int firstRetriable = split(pending, outcomes, acknowledged, rejected);
             if (firstRetriable < 0) {
                 break;
             }
@@ -119,6 +110,28 @@ public final class KafkaPublisher implements AutoCloseable {
     }
 
     /**
+     * Sorts one round's outcomes, in order, until the first retriable failure: acknowledged records, records the
+     * broker refuses for good. Everything from the first retriable failure on is sent again, in order, so a retry
+     * never lets a later event of a partition overtake an earlier one.
+     *
+     * @return the index of the first retriable failure, or -1 when there is none
+     */
+    static int split(List<EventRecord> sent, List<Exception> outcomes, List<EventRecord> acknowledged,
+            List<Rejected> rejected) {
+        for (int i = 0; i < outcomes.size(); i++) {
+            Exception failure = outcomes.get(i);
+            if (failure == null) {
+                acknowledged.add(sent.get(i));
+            } else if (isPermanent(failure)) {
+                rejected.add(new Rejected(sent.get(i), failure));
+            } else {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
      * One round, no retries of its own: sends the records in order and reports, per record, {@code null} when
      * Kafka acknowledged it or the failure. A record the producer refuses outright (it cannot be serialized, it
      * is too large) fails alone; once the broker is too slow to take records (half the delivery timeout has
@@ -127,12 +140,12 @@ public final class KafkaPublisher implements AutoCloseable {
      *
      * @throws InterruptedException when the thread is interrupted (shutdown); nothing is reported then
      */
-    public List<Exception> sendOnce(List<OutboxRecord> records) throws InterruptedException {
+    public List<Exception> sendOnce(List<EventRecord> records) throws InterruptedException {
         long deadline = System.nanoTime() + roundTimeout.toNanos();
         long stopSending = System.nanoTime() + roundTimeout.toNanos() / 2;
         List<Object> sent = new ArrayList<>(records.size());
         Exception brokerFailure = null;
-        for (OutboxRecord record : records) {
+        for (EventRecord record : records) {
             if (brokerFailure == null && System.nanoTime() > stopSending) {
                 brokerFailure = new org.apache.kafka.common.errors.TimeoutException("broker too slow to accept records");
             }

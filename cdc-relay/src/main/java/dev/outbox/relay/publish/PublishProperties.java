@@ -3,6 +3,8 @@ package dev.outbox.relay.publish;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.outbox.contract.Topics;
+
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -19,12 +21,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("relay.kafka")
 public record PublishProperties(
         @DefaultValue("127.0.0.1:9092") String bootstrapServers,
-        @DefaultValue("payments.{aggregateType}.events") String topicPattern,
+        @DefaultValue(Topics.DEFAULT_PATTERN) String topicPattern,
         @DefaultValue("15s") Duration deliveryTimeout,
         @DefaultValue("10s") Duration maxBackoff,
         @DefaultValue Map<String, String> client) {
 
-    public String topicFor(String aggregateType) {
-        return topicPattern.replace("{aggregateType}", aggregateType);
-    }
 }

@@ -3,46 +3,46 @@ package dev.outbox.relay.outbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.relay.OutboxRows;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 class OutboxRetentionIntegrationTests {
 
     @Test
     void deletesOnlyPublishedRowsOlderThanTheRetentionInBatches() {
-        String database = SharedInfra.freshDatabase("payments");
-        Flyway.configure().dataSource(SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER,
-                PostgresServer.PASSWORD).locations("classpath:db/payments").load().migrate();
-        JdbcClient jdbc = JdbcClient.create(new DriverManagerDataSource(SharedInfra.postgres().jdbcUrl(database),
-                PostgresServer.USER, PostgresServer.PASSWORD));
-        insert(jdbc, 1200, "now() - interval '8 days'", null, "old-published");
-        insert(jdbc, 10, "now() - interval '1 day'", null, "recent-published");
-        insert(jdbc, 10, null, null, "pending");
-        insert(jdbc, 10, null, "now() - interval '30 days'", "dead-lettered");
+        String database = OutboxRows.migratedDatabase();
+        JdbcClient jdbc = JdbcClient.create(OutboxRows.dataSource(database));
+        List<OutboxEvent> old = OutboxRows.insert(database, 1200, 1);
+        List<OutboxEvent> recent = OutboxRows.insert(database, 10, 1);
+        List<OutboxEvent> pending = OutboxRows.insert(database, 10, 1);
+        List<OutboxEvent> dead = OutboxRows.insert(database, 10, 1);
+        age(jdbc, old, "published_at = now() - interval '8 days'");
+        age(jdbc, recent, "published_at = now() - interval '1 day'");
+        age(jdbc, dead, "dead_lettered_at = now() - interval '30 days'");
 
-        int deleted = new OutboxRetention(jdbc, new OutboxRetention.Settings(Duration.ofDays(7), 500),
-                new SimpleMeterRegistry()).purge();
+        int deleted = new OutboxRetention(new Outbox(jdbc),
+                new RetentionProperties(Duration.ofDays(7), Duration.ofMinutes(5), 500), new SimpleMeterRegistry())
+                .purge();
 
         assertThat(deleted).isEqualTo(1200);
-        assertThat(jdbc.sql("SELECT event_type FROM outbox_messages GROUP BY event_type ORDER BY event_type")
-                .query(String.class).list()).isEqualTo(List.of("dead-lettered", "pending", "recent-published"));
+        Set<UUID> kept = new HashSet<>();
+        for (List<OutboxEvent> events : List.of(recent, pending, dead)) {
+            events.forEach(e -> kept.add(e.id()));
+        }
+        assertThat(Set.copyOf(jdbc.sql("SELECT id FROM outbox_messages").query(UUID.class).list())).isEqualTo(kept);
     }
 
-    private static void insert(JdbcClient jdbc, int n, String publishedAt, String deadLetteredAt, String label) {
-        jdbc.sql("""
-                INSERT INTO outbox_messages (id, aggregate_type, aggregate_id, aggregate_version, event_type,
-                                             schema_version, payload, occurred_at, published_at, dead_lettered_at)
-                SELECT gen_random_uuid(), 'payment', gen_random_uuid(), 1, :label, 1, '{}', now() - interval '40 days',
-                       %s, %s
-                  FROM generate_series(1, :n)""".formatted(publishedAt == null ? "NULL" : publishedAt,
-                        deadLetteredAt == null ? "NULL" : deadLetteredAt))
-                .param("label", label).param("n", n).update();
+    /** Test arrangement only: puts rows in the state their age would have given them. */
+    private static void age(JdbcClient jdbc, List<OutboxEvent> events, String assignment) {
+        jdbc.sql("UPDATE outbox_messages SET " + assignment + " WHERE id = ANY(CAST(:ids AS uuid[]))")
+                .param("ids", events.stream().map(OutboxEvent::id).toArray(UUID[]::new)).update();
     }
 }

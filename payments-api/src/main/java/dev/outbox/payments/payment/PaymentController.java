@@ -12,7 +12,6 @@ import dev.outbox.payments.idempotency.StoredResponse;
 import dev.outbox.payments.payment.PaymentRequests.NewPayment;
 import dev.outbox.payments.payment.PaymentViews.PaymentView;
 import dev.outbox.payments.web.ApiProperties;
-import dev.outbox.payments.web.CrashPoint;
 import dev.outbox.payments.web.IdempotencyKeyHeader;
 import dev.outbox.payments.web.JsonBodies;
 
@@ -36,13 +35,11 @@ final class PaymentController {
     private final PaymentService service;
     private final JsonBodies bodies;
     private final Set<String> currencies;
-    private final CrashPoint crashPoint;
 
-    PaymentController(PaymentService service, JsonBodies bodies, ApiProperties properties, CrashPoint crashPoint) {
+    PaymentController(PaymentService service, JsonBodies bodies, ApiProperties properties) {
         this.service = service;
         this.bodies = bodies;
         this.currencies = properties.currencies();
-        this.crashPoint = crashPoint;
     }
 
     @PostMapping(path = "/payments", consumes = MediaType.APPLICATION_JSON_VALUE)
@@ -50,7 +47,6 @@ final class PaymentController {
         String key = IdempotencyKeyHeader.of(request);
         NewPayment payment = PaymentRequests.payment(bodies.read(request), currencies);
         StoredResponse response = service.create(client.getName(), key, payment);
-        crashPoint.afterCommit();
         return respond(response, URI.create("/payments/" + response.resourceId()));
     }
 

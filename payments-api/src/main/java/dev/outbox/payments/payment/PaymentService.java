@@ -7,12 +7,13 @@ import java.time.temporal.ChronoUnit;
 import java.util.Currency;
 import java.util.UUID;
 
+import dev.outbox.contract.EventTypes;
+import dev.outbox.contract.PaymentPayloads.PaymentCreated;
+import dev.outbox.contract.PaymentPayloads.PaymentRefunded;
 import dev.outbox.payments.idempotency.IdempotentOperations;
 import dev.outbox.payments.idempotency.StoredResponse;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.payments.outbox.OutboxWriter;
-import dev.outbox.payments.payment.PaymentEvents.PaymentCreated;
-import dev.outbox.payments.payment.PaymentEvents.PaymentRefunded;
 import dev.outbox.payments.payment.PaymentRequests.NewPayment;
 import dev.outbox.payments.payment.PaymentViews.PaymentView;
 import dev.outbox.payments.payment.PaymentViews.RefundView;
@@ -53,8 +54,8 @@ final class PaymentService {
         return idempotent.execute(clientId, key, () -> {
             Instant now = now();
             payments.insert(paymentId, clientId, money, request.description(), now);
-            outbox.append(new OutboxEvent(eventId, PaymentEvents.AGGREGATE_TYPE, paymentId, 1,
-                    PaymentCreated.TYPE, PaymentEvents.SCHEMA_VERSION,
+            outbox.append(new OutboxEvent(eventId, EventTypes.PAYMENT, paymentId, 1,
+                    EventTypes.PAYMENT_CREATED, EventTypes.SCHEMA_VERSION,
                     json.writeValueAsString(new PaymentCreated(paymentId, clientId, money.plain(), money.code(), now)),
                     traceparent, now));
             Payment created = new Payment(paymentId, clientId, money.amount(), money.code(), request.description(),
@@ -79,8 +80,8 @@ final class PaymentService {
             Payment refunded = payments.refund(paymentId, clientId, refundId, money.amount(), now)
                     .orElseThrow(RefundExceedsPayment::new);
             String refundedTotal = PaymentViews.scaled(refunded.refundedAmount(), refunded.currency());
-            outbox.append(new OutboxEvent(eventId, PaymentEvents.AGGREGATE_TYPE, paymentId, refunded.version(),
-                    PaymentRefunded.TYPE, PaymentEvents.SCHEMA_VERSION,
+            outbox.append(new OutboxEvent(eventId, EventTypes.PAYMENT, paymentId, refunded.version(),
+                    EventTypes.PAYMENT_REFUNDED, EventTypes.SCHEMA_VERSION,
                     json.writeValueAsString(new PaymentRefunded(paymentId, refundId, money.plain(), money.code(),
                             refundedTotal, now)),
                     traceparent, now));

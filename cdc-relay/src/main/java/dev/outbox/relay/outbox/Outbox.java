@@ -1,0 +1,244 @@
+package dev.outbox.relay.outbox;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import dev.outbox.security.ErrorText;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+
+/**
+ * outbox_messages as the relay sees it, and its one owner in the relay: every change of a row's delivery state
+ * (claimed under a lease, published, retried, dead-lettered, requeued, deleted) is a statement of this class, so
+ * pending and published mean the same whichever mode ran. Each method is one short auto-commit statement: a claim
+ * commits at once, publishing happens outside any transaction. payments-api owns the table's schema and inserts.
+ */
+@Component
+public final class Outbox {
+
+    /** Per-aggregate order: only the earliest unpublished version of an aggregate is claimable. */
+    private static final String EARLIEST_OF_ITS_AGGREGATE = """
+            AND NOT EXISTS (
+                  SELECT 1 FROM outbox_messages earlier
+                   WHERE earlier.aggregate_type = candidate.aggregate_type
+                     AND earlier.aggregate_id = candidate.aggregate_id
+                     AND earlier.aggregate_version < candidate.aggregate_version
+                     AND earlier.published_at IS NULL
+                     AND earlier.dead_lettered_at IS NULL)
+            """;
+
+    /**
+     * The lease protocol: ready rows (unpublished, not dead-lettered, due, unleased or with an expired lease, older
+     * than {@code minAge}) are locked with SKIP LOCKED, so concurrent claims are disjoint, and leased to the worker
+     * with attempts + 1 in the same statement.
+     */
+    private static final String CLAIM = """
+            WITH candidates AS (
+                SELECT candidate.id, candidate.lock_id AS previous_lock
+                  FROM outbox_messages candidate
+                 WHERE candidate.published_at IS NULL
+                   AND candidate.dead_lettered_at IS NULL
+                   AND candidate.next_attempt_at <= now()
+                   AND (candidate.locked_until IS NULL OR candidate.locked_until < now())
+                   AND candidate.occurred_at <= now() - make_interval(secs => :minAgeSeconds)
+                   %s
+                 ORDER BY candidate.occurred_at, candidate.id
+                 LIMIT :batchSize
+                   FOR UPDATE SKIP LOCKED
+            )
+            UPDATE outbox_messages AS message
+               SET lock_id = :workerId,
+                   locked_until = now() + make_interval(secs => :leaseSeconds),
+                   attempts = message.attempts + 1
+              FROM candidates
+             WHERE message.id = candidates.id
+            RETURNING message.id, message.aggregate_type, message.aggregate_id, message.aggregate_version,
+                      message.event_type, message.schema_version, message.payload::text AS payload,
+                      message.trace_parent, message.occurred_at, message.attempts, candidates.previous_lock
+            """;
+
+    /**
+     * Marks what Kafka acknowledged. With an owner, only rows that worker still leases (a lost lease is refused,
+     * never overwritten); without one (cdc), any unpublished row. Rows already marked are left alone. The ids
+     * travel as one array: one statement text whatever the batch size.
+     */
+    private static final String MARK_PUBLISHED = """
+            UPDATE outbox_messages
+               SET published_at = now(), lock_id = NULL, locked_until = NULL
+             WHERE id = ANY(CAST(:ids AS uuid[])) AND published_at IS NULL
+               AND (CAST(:owner AS uuid) IS NULL OR lock_id = CAST(:owner AS uuid))
+            """;
+
+    /** Releases the lease with the next attempt time, or dead-letters the row once it used its attempts. */
+    private static final String SCHEDULE_RETRY = """
+            UPDATE outbox_messages
+               SET next_attempt_at = now() + make_interval(secs => :delaySeconds),
+                   last_error = :error,
+                   lock_id = NULL,
+                   locked_until = NULL,
+                   dead_lettered_at = CASE WHEN attempts >= :maxAttempts THEN now() END
+             WHERE id = :id AND lock_id = :owner
+            RETURNING dead_lettered_at IS NOT NULL AS dead_lettered
+            """;
+
+    private static final String DEAD_LETTER = """
+            UPDATE outbox_messages
+               SET dead_lettered_at = now(), last_error = :error, lock_id = NULL, locked_until = NULL
+             WHERE id = :id AND published_at IS NULL
+            """;
+
+    private static final String DEAD_LETTERS = """
+            SELECT id, aggregate_type, aggregate_id, aggregate_version, event_type, attempts, last_error,
+                   occurred_at, dead_lettered_at, CASE WHEN :withPayload THEN payload::text END AS payload
+              FROM outbox_messages
+             WHERE dead_lettered_at IS NOT NULL AND (CAST(:id AS uuid) IS NULL OR id = CAST(:id AS uuid))
+             ORDER BY dead_lettered_at, id
+             LIMIT :limit
+            """;
+
+    /** Same id, scheduled now, attempts from zero: the polling relay or the safety net publishes it again. */
+    private static final String REQUEUE = """
+            UPDATE outbox_messages
+               SET dead_lettered_at = NULL, attempts = 0, next_attempt_at = now(), last_error = NULL,
+                   lock_id = NULL, locked_until = NULL
+             WHERE dead_lettered_at IS NOT NULL
+               AND (CAST(:id AS uuid) IS NULL OR id = CAST(:id AS uuid))
+               AND (CAST(:eventType AS text) IS NULL OR event_type = CAST(:eventType AS text))
+               AND (CAST(:after AS timestamptz) IS NULL OR dead_lettered_at >= CAST(:after AS timestamptz))
+               AND (CAST(:before AS timestamptz) IS NULL OR dead_lettered_at < CAST(:before AS timestamptz))
+            """;
+
+    /** Oldest published rows first, a bounded batch per statement; pending and dead-lettered rows never. */
+    private static final String DELETE_PUBLISHED = """
+            DELETE FROM outbox_messages
+             WHERE id IN (SELECT id FROM outbox_messages
+                           WHERE published_at < now() - make_interval(secs => :ageSeconds)
+                           ORDER BY published_at
+                           LIMIT :batchSize)
+            """;
+
+    private static final String BACKLOG = """
+            SELECT count(*) AS pending,
+                   COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at)), 0)::bigint AS oldest_seconds,
+                   (SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL) AS dead_lettered
+              FROM outbox_messages
+             WHERE published_at IS NULL AND dead_lettered_at IS NULL
+            """;
+
+    /** What waits: rows neither published nor dead-lettered, the age of the oldest, and the dead letters. */
+    public record Backlog(long pending, long oldestSeconds, long deadLettered) {
+    }
+
+    private final JdbcClient jdbc;
+    private final String claimInAnyOrder = CLAIM.formatted("");
+    private final String claimEarliestPerAggregate = CLAIM.formatted(EARLIEST_OF_ITS_AGGREGATE);
+
+    public Outbox(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /**
+     * Claims up to {@code batchSize} ready rows for {@code workerId}, re-sorted by occurred_at, id.
+     *
+     * @param minAge            only rows at least this old (the safety net's grace period; zero for polling)
+     * @param perAggregateOrder only the earliest unpublished version of each aggregate
+     */
+    public List<OutboxRow> claim(UUID workerId, int batchSize, Duration lease, Duration minAge,
+            boolean perAggregateOrder) {
+        List<OutboxRow> claimed = new ArrayList<>(jdbc.sql(perAggregateOrder ? claimEarliestPerAggregate
+                        : claimInAnyOrder)
+                .param("minAgeSeconds", minAge.toMillis() / 1000.0)
+                .param("batchSize", batchSize)
+                .param("workerId", workerId)
+                .param("leaseSeconds", lease.toMillis() / 1000.0)
+                .query(Outbox::row)
+                .list());
+        claimed.sort(Comparator.comparing(OutboxRow::occurredAt).thenComparing(OutboxRow::id));
+        return claimed;
+    }
+
+    /**
+     * @param owner the worker that must still hold the rows' lease, or {@code null} (cdc) for any unpublished row
+     * @return how many rows this marked
+     */
+    public int markPublished(Collection<UUID> ids, UUID owner) {
+        return ids.isEmpty() ? 0 : jdbc.sql(MARK_PUBLISHED).param("ids", ids.toArray(UUID[]::new))
+                .param("owner", owner).update();
+    }
+
+    /** @return empty if the lease passed to another worker (nothing changed), else whether it is now dead-lettered */
+    public Optional<Boolean> scheduleRetry(UUID id, UUID owner, Duration delay, String error, int maxAttempts) {
+        return jdbc.sql(SCHEDULE_RETRY)
+                .param("delaySeconds", delay.toMillis() / 1000.0)
+                .param("error", error)
+                .param("maxAttempts", maxAttempts)
+                .param("id", id)
+                .param("owner", owner)
+                .query(Boolean.class)
+                .optional();
+    }
+
+    /** Parks a row the broker will never accept. The reason is sanitized; the payload never goes into it. */
+    public void deadLetter(UUID id, Throwable cause) {
+        jdbc.sql(DEAD_LETTER).param("id", id).param("error", ErrorText.sanitize(cause)).update();
+    }
+
+    public List<DeadLetter> deadLetters(UUID id, boolean withPayload, int limit) {
+        return jdbc.sql(DEAD_LETTERS).param("withPayload", withPayload).param("id", id).param("limit", limit)
+                .query((rs, n) -> new DeadLetter(rs.getObject("id", UUID.class), rs.getString("aggregate_type"),
+                        rs.getObject("aggregate_id", UUID.class), rs.getLong("aggregate_version"),
+                        rs.getString("event_type"), rs.getInt("attempts"), rs.getString("last_error"),
+                        rs.getTimestamp("occurred_at").toInstant(), rs.getTimestamp("dead_lettered_at").toInstant(),
+                        withPayload ? rs.getString("payload") : DeadLetter.REDACTED))
+                .list();
+    }
+
+    /** @return how many dead letters were requeued */
+    public int requeue(DeadLetter.Selection selection) {
+        return jdbc.sql(REQUEUE)
+                .param("id", selection.id())
+                .param("eventType", selection.eventType())
+                .param("after", timestamp(selection.deadLetteredAfter()))
+                .param("before", timestamp(selection.deadLetteredBefore()))
+                .update();
+    }
+
+    /** @return rows deleted by this one statement (at most {@code batchSize}) */
+    public int deletePublishedOlderThan(Duration age, int batchSize) {
+        return jdbc.sql(DELETE_PUBLISHED).param("ageSeconds", (double) age.toSeconds()).param("batchSize", batchSize)
+                .update();
+    }
+
+    public Backlog backlog() {
+        return jdbc.sql(BACKLOG).query((rs, n) -> new Backlog(rs.getLong("pending"), rs.getLong("oldest_seconds"),
+                rs.getLong("dead_lettered"))).single();
+    }
+
+    private static Timestamp timestamp(java.time.Instant instant) {
+        return instant == null ? null : Timestamp.from(instant);
+    }
+
+    private static OutboxRow row(ResultSet rs, int n) throws SQLException {
+        return new OutboxRow(
+                rs.getObject("id", UUID.class),
+                rs.getString("aggregate_type"),
+                rs.getObject("aggregate_id", UUID.class),
+                rs.getLong("aggregate_version"),
+                rs.getString("event_type"),
+                rs.getInt("schema_version"),
+                rs.getString("payload"),
+                rs.getString("trace_parent"),
+                rs.getTimestamp("occurred_at").toInstant(),
+                rs.getInt("attempts"),
+                rs.getObject("previous_lock", UUID.class));
+    }
+}

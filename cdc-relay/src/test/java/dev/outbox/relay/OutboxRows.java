@@ -1,0 +1,93 @@
+package dev.outbox.relay;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import dev.outbox.contract.EventTypes;
+import dev.outbox.infra.PostgresServer;
+import dev.outbox.infra.SharedInfra;
+import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.payments.outbox.OutboxWriter;
+import org.flywaydb.core.Flyway;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The one way tests put events in an outbox: a payments database migrated by payments-api's own migrations, and
+ * rows written by payments-api's own {@link OutboxWriter}, in one transaction per call, so no test holds a copy of
+ * the production INSERT.
+ */
+public final class OutboxRows {
+
+    public static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    private OutboxRows() {
+    }
+
+    /** A fresh database on the shared server, migrated by payments-api's Flyway migrations. */
+    public static String migratedDatabase() {
+        String name = SharedInfra.freshDatabase("payments");
+        migrate(SharedInfra.postgres().jdbcUrl(name), PostgresServer.USER, PostgresServer.PASSWORD);
+        return name;
+    }
+
+    public static void migrate(String url, String user, String password) {
+        Flyway.configure().dataSource(url, user, password).locations("classpath:db/payments").load().migrate();
+    }
+
+    public static DataSource dataSource(String database) {
+        return new DriverManagerDataSource(SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER,
+                PostgresServer.PASSWORD);
+    }
+
+    /** A payment event of schema version 1: version 1 is its PaymentCreated, later versions are refunds. */
+    public static OutboxEvent event(UUID payment, long version, String payloadJson) {
+        return new OutboxEvent(UUID.randomUUID(), EventTypes.PAYMENT, payment, version,
+                version == 1 ? EventTypes.PAYMENT_CREATED : EventTypes.PAYMENT_REFUNDED, EventTypes.SCHEMA_VERSION,
+                payloadJson, TRACEPARENT, Instant.now().truncatedTo(ChronoUnit.MICROS));
+    }
+
+    /** The payload of a payment event, as payments-api writes it. */
+    public static String payload(UUID payment, long version, String amount) {
+        return version == 1
+                ? "{\"paymentId\":\"%s\",\"clientId\":\"client-a\",\"amount\":\"%s\",\"currency\":\"EUR\"}"
+                        .formatted(payment, amount)
+                : "{\"paymentId\":\"%s\",\"refundId\":\"%s\",\"amount\":\"%s\",\"currency\":\"EUR\"}"
+                        .formatted(payment, UUID.randomUUID(), amount);
+    }
+
+    /** {@code aggregates} payments of {@code perAggregate} consecutive versions each, written in one transaction. */
+    public static List<OutboxEvent> insert(String database, int aggregates, int perAggregate) {
+        return insert(dataSource(database), aggregates, perAggregate);
+    }
+
+    public static List<OutboxEvent> insert(DataSource dataSource, int aggregates, int perAggregate) {
+        List<OutboxEvent> events = new ArrayList<>(aggregates * perAggregate);
+        for (int a = 0; a < aggregates; a++) {
+            UUID payment = UUID.randomUUID();
+            for (int v = 1; v <= perAggregate; v++) {
+                events.add(event(payment, v, payload(payment, v, "1.00")));
+            }
+        }
+        write(dataSource, events);
+        return events;
+    }
+
+    /** Writes the events through payments-api's OutboxWriter, all in one transaction. */
+    public static void write(DataSource dataSource, List<OutboxEvent> events) {
+        OutboxWriter writer = new OutboxWriter(JdbcClient.create(dataSource));
+        new TransactionTemplate(new DataSourceTransactionManager(dataSource))
+                .executeWithoutResult(tx -> events.forEach(writer::append));
+    }
+
+    public static List<String> ids(List<OutboxEvent> events) {
+        return events.stream().map(e -> e.id().toString()).toList();
+    }
+}

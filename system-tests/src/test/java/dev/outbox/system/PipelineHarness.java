@@ -1,0 +1,175 @@
+package dev.outbox.system;
+
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+
+import dev.outbox.accounting.AccountingApplication;
+import dev.outbox.infra.InvariantChecker;
+import dev.outbox.infra.JavaProcess;
+import dev.outbox.infra.KafkaBroker;
+import dev.outbox.infra.Ports;
+import dev.outbox.infra.PostgresServer;
+import dev.outbox.payments.PaymentsApplication;
+import dev.outbox.relay.RelayApplication;
+import dev.outbox.relay.OutboxRows;
+
+/**
+ * The whole pipeline as separate processes on this machine: its own PostgreSQL (crashable with SIGQUIT, as
+ * {@code pg_ctl -m immediate}), a Kafka broker, payments-api, the relay and the consumer in child JVMs, each of
+ * which can be SIGKILLed and started again. Used by the soak command.
+ */
+final class PipelineHarness implements AutoCloseable {
+
+    enum Component { API, RELAY, CONSUMER, KAFKA, POSTGRES }
+
+    private final PostgresServer postgres;
+    private final KafkaBroker.ChildProcess kafka;
+    private final Map<Component, Process> processes = new EnumMap<>(Component.class);
+    private final Map<Component, Integer> ports = new EnumMap<>(Component.class);
+    private final Path logs;
+    private final String relayMode;
+
+    PipelineHarness(String relayMode) throws Exception {
+        this.relayMode = relayMode;
+        logs = Files.createDirectories(Path.of("target", "harness-" + Long.toHexString(System.nanoTime())));
+        postgres = PostgresServer.start(Ports.free(), null, false);
+        postgres.createDatabase("payments").createDatabase("accounting");
+        OutboxRows.migrate(postgres.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD);
+        kafka = new KafkaBroker.ChildProcess(Ports.free(), logs.resolve("kafka-data")).start();
+        for (Component c : new Component[] {Component.API, Component.RELAY, Component.CONSUMER}) {
+            ports.put(c, Ports.free());
+        }
+        start(Component.API);
+        start(Component.RELAY);
+        start(Component.CONSUMER);
+    }
+
+    PostgresServer postgres() {
+        return postgres;
+    }
+
+    /** The process id of a running service, to read its memory. */
+    long pid(Component component) {
+        return processes.get(component).pid();
+    }
+
+    String apiUrl() {
+        return "http://127.0.0.1:" + ports.get(Component.API);
+    }
+
+    /** Starts a component and returns when it is healthy (or, for Kafka and PostgreSQL, accepting connections). */
+    void start(Component component) {
+        switch (component) {
+            case KAFKA -> kafka.start();
+            case POSTGRES -> { }
+            default -> {
+                JavaProcess.Builder builder = JavaProcess.builder(mainClass(component)).env(env(component)).heap("384m")
+                        .logTo(logs.resolve(component.name().toLowerCase() + ".log"));
+                for (String arg : System.getProperty("harness.jvmArgs", "").split(" ")) {
+                    if (!arg.isBlank()) {
+                        builder.jvmArg(arg.replace("{component}", component.name().toLowerCase()));
+                    }
+                }
+                Process p = builder.start();
+                processes.put(component, p);
+                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+                        .until(() -> healthy(ports.get(component), component == Component.RELAY ? "/actuator/health" : "/readyz"));
+            }
+        }
+    }
+
+    /** SIGKILL for processes; SIGQUIT to the postmaster for PostgreSQL, which then recovers and comes back. */
+    void kill(Component component) {
+        switch (component) {
+            case KAFKA -> kafka.kill();
+            case POSTGRES -> postgres.restartImmediately();
+            default -> {
+                Process p = processes.remove(component);
+                if (p != null) {
+                    JavaProcess.kill(p);
+                }
+            }
+        }
+    }
+
+    InvariantChecker.Report check(boolean countWire) throws Exception {
+        try (Connection p = postgres.connect("payments"); Connection a = postgres.connect("accounting")) {
+            return InvariantChecker.check(p, a, "accounting", countWire ? kafka.adminClientProperties() : null,
+                    "payments.payment.events");
+        }
+    }
+
+    /** The component's environment; {@code -Dharness.relayEnv=K=V,K=V} adds to the relay's, to try settings. */
+    private Map<String, String> env(Component component) {
+        Map<String, String> env = new java.util.HashMap<>(baseEnv(component));
+        if (component == Component.RELAY) {
+            for (String pair : System.getProperty("harness.relayEnv", "").split(",")) {
+                if (pair.contains("=")) {
+                    env.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+                }
+            }
+        }
+        return env;
+    }
+
+    private Map<String, String> baseEnv(Component component) {
+        String kafkaServers = kafka.bootstrapServers();
+        return switch (component) {
+            case API -> Map.of(
+                    "PAYMENTS_DB_URL", postgres.jdbcUrl("payments"),
+                    "PAYMENTS_HTTP_PORT", String.valueOf(ports.get(component)),
+                    "PAYMENTS_MANAGEMENT_PORT", "0");
+            case RELAY -> Map.of(
+                    "RELAY_MODE", relayMode,
+                    "RELAY_DB_PORT", String.valueOf(postgres.port()),
+                    "RELAY_DB_NAME", "payments",
+                    "KAFKA_BOOTSTRAP_SERVERS", kafkaServers,
+                    "RELAY_HTTP_PORT", String.valueOf(ports.get(component)),
+                    "RELAY_SAFETY_NET_GRACE", "20s",
+                    "RELAY_SAFETY_NET_INTERVAL", "5s");
+            case CONSUMER -> Map.of(
+                    "ACCOUNTING_DB_URL", postgres.jdbcUrl("accounting"),
+                    "KAFKA_BOOTSTRAP_SERVERS", kafkaServers,
+                    "ACCOUNTING_HTTP_PORT", String.valueOf(ports.get(component)),
+                    "ACCOUNTING_MANAGEMENT_PORT", "0");
+            default -> throw new IllegalArgumentException(component.name());
+        };
+    }
+
+    private static String mainClass(Component component) {
+        return switch (component) {
+            case API -> PaymentsApplication.class.getName();
+            case RELAY -> RelayApplication.class.getName();
+            case CONSUMER -> AccountingApplication.class.getName();
+            default -> throw new IllegalArgumentException(component.name());
+        };
+    }
+
+    private static boolean healthy(int port, String path) {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(2))
+                    .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        processes.values().forEach(JavaProcess::kill);
+        processes.clear();
+        kafka.close();
+        postgres.close();
+    }
+}

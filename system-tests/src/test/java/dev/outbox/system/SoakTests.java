@@ -1,0 +1,126 @@
+package dev.outbox.system;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.outbox.system.PipelineHarness.Component;
+import dev.outbox.infra.InvariantChecker;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The soak command (not part of {@code ./mvnw verify}): steady HTTP load for N minutes while a random component
+ * is killed every M seconds and started again, then drain and check the invariant. Run it with
+ * {@code ./mvnw -B -Psoak -pl accounting-consumer -am verify -Dsoak.minutes=5 -Dsoak.killEverySeconds=20}.
+ */
+@Tag("soak")
+class SoakTests {
+
+    @Test
+    void killRandomComponentsUnderLoadThenCheckTheInvariant() throws Exception {
+        int minutes = Integer.getInteger("soak.minutes", 2);
+        int killEvery = Integer.getInteger("soak.killEverySeconds", 20);
+        String mode = System.getProperty("soak.relayMode", "cdc");
+        Random random = new Random(Long.getLong("soak.seed", System.nanoTime()));
+        try (PipelineHarness pipeline = new PipelineHarness(mode)) {
+            AtomicBoolean loading = new AtomicBoolean(true);
+            AtomicInteger created = new AtomicInteger();
+            AtomicInteger refunded = new AtomicInteger();
+            AtomicInteger clientRetries = new AtomicInteger();
+            ExecutorService clients = Executors.newFixedThreadPool(4);
+            for (int t = 0; t < 4; t++) {
+                int thread = t;
+                clients.submit(() -> {
+                    for (int i = 0; loading.get(); i++) {
+                        String key = "soak-" + thread + "-" + i;
+                        String id = post(pipeline.apiUrl() + "/payments", key,
+                                "{\"amount\":\"20.00\",\"currency\":\"EUR\"}", clientRetries, loading);
+                        if (id == null) {
+                            return;
+                        }
+                        created.incrementAndGet();
+                        if (i % 10 == 0 && post(pipeline.apiUrl() + "/payments/" + id + "/refunds", key + "-r",
+                                "{\"amount\":\"5.00\"}", clientRetries, loading) != null) {
+                            refunded.incrementAndGet();
+                        }
+                    }
+                });
+            }
+            List<String> recoveries = new ArrayList<>();
+            long end = System.nanoTime() + Duration.ofMinutes(minutes).toNanos();
+            Component[] victims = Component.values();
+            while (System.nanoTime() < end) {
+                Thread.sleep(killEvery * 1000L);
+                Component victim = victims[random.nextInt(victims.length)];
+                long t0 = System.nanoTime();
+                pipeline.kill(victim);
+                pipeline.start(victim);
+                recoveries.add(victim + " " + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms");
+            }
+            loading.set(false);
+            clients.shutdown();
+            clients.awaitTermination(2, java.util.concurrent.TimeUnit.MINUTES);
+
+            long drainStart = System.nanoTime();
+            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(2))
+                    .until(() -> pipeline.check(false).holds());
+            InvariantChecker.Report report = pipeline.check(true);
+            System.out.printf("%nSOAK %d min, kill every %d s, relay %s%n  payments created: %d (refunds %d), "
+                    + "client retries: %d%n  events on the wire: %d, duplicates on the wire: %d, redeliveries ignored by the "
+                    + "inbox: %d%n  lost: %d, "
+                    + "duplicated effects: %d%n  drained in %d ms after the load stopped%n  kills and recovery "
+                    + "(kill -> healthy): %s%n  %s%n", minutes, killEvery, mode, created.get(), refunded.get(),
+                    clientRetries.get(), report.wireRecords(), report.wireDuplicates(), report.ignoredByInbox(), report.missingEffects(),
+                    report.duplicateEffects(), Duration.ofNanos(System.nanoTime() - drainStart).toMillis(),
+                    recoveries, report);
+            assertThat(report.holds()).as(report.toString()).isTrue();
+            assertThat(report.payments()).isEqualTo(created.get());
+        }
+    }
+
+    /** A client that retries the same request with the same key until it is answered; returns the new id. */
+    private static String post(String url, String key, String body, AtomicInteger retries, AtomicBoolean loading) {
+        HttpClient http = HttpClient.newHttpClient();
+        while (true) {
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url))
+                        .header("Authorization", "Bearer local-key-client-a")
+                        .header("Idempotency-Key", key)
+                        .header("Content-Type", "application/json")
+                        .timeout(Duration.ofSeconds(10))
+                        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 201) {
+                    int i = r.body().indexOf("\"id\":\"");
+                    return r.body().substring(i + 6, i + 42);
+                }
+                if (r.statusCode() == 409 && url.endsWith("/refunds")) {
+                    return null;
+                }
+            } catch (Exception e) {
+                // the API is down or restarting: same key, again
+            }
+            retries.incrementAndGet();
+            try {
+                Thread.sleep(250);
+            } catch (InterruptedException e) {
+                return null;
+            }
+            if (!loading.get() && retries.get() > 1_000_000) {
+                return null;
+            }
+        }
+    }
+}
