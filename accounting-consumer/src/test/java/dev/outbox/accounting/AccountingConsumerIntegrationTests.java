@@ -4,6 +4,7 @@ import static dev.outbox.accounting.EventFixtures.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.outbox.contract.EventTypes;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -92,9 +93,9 @@ class AccountingConsumerIntegrationTests {
     void poisonGoesToTheDeadLetterTopicAndThePartitionKeepsFlowing() throws Exception {
         UUID payment = UUID.randomUUID();
         Event good = Event.created(payment, "5.00", "EUR");
-        Event garbage = new Event(UUID.randomUUID(), payment, 1, "PaymentCreated", "{not json", null);
+        Event garbage = new Event(UUID.randomUUID(), payment, 1, EventTypes.PAYMENT_CREATED, "{not json", null);
         Event unknownType = new Event(UUID.randomUUID(), payment, 1, "PaymentTeleported", good.payload(), null);
-        Event badAmount = new Event(UUID.randomUUID(), payment, 1, "PaymentCreated",
+        Event badAmount = new Event(UUID.randomUUID(), payment, 1, EventTypes.PAYMENT_CREATED,
                 good.payload().replace("\"5.00\"", "\"1.5\"").replace("EUR", "JPY"), null);
         ProducerRecord<String, String> noId = new ProducerRecord<>(TOPIC, 0, payment.toString(), good.payload(),
                 new RecordHeaders());

@@ -3,6 +3,7 @@ package dev.outbox.accounting;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.outbox.contract.EventTypes;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -56,8 +57,8 @@ class LedgerConcurrencyIntegrationTests {
     @ValueSource(strings = {"event by event", "batch"})
     void theSecondTransactionSeesTheVersionTheFirstCommittedWhileItWaited(String path) throws Exception {
         UUID payment = UUID.randomUUID();
-        PaymentEvent created = event(payment, 1, "PaymentCreated", "40.00");
-        PaymentEvent refunded = event(payment, 2, "PaymentRefunded", "-15.00");
+        PaymentEvent created = event(payment, 1, EventTypes.PAYMENT_CREATED, "40.00");
+        PaymentEvent refunded = event(payment, 2, EventTypes.PAYMENT_REFUNDED, "-15.00");
         Function<PaymentEvent, Outcome> apply = path.equals("batch")
                 ? e -> ledger.applyBatch(List.of(e), List.of("t")) ? Outcome.APPLIED : null
                 : e -> ledger.apply(e, "t");

@@ -2,6 +2,7 @@ package dev.outbox.payments;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox.contract.EventTypes;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,9 +72,9 @@ class PaymentsApiIntegrationTests {
                 SELECT aggregate_type, aggregate_version, event_type, schema_version, payload::text AS payload,
                        trace_parent, published_at
                   FROM outbox_messages WHERE aggregate_id = :id""").param("id", id).query().singleRow();
-        assertThat(event.get("aggregate_type")).isEqualTo("payment");
+        assertThat(event.get("aggregate_type")).isEqualTo(EventTypes.PAYMENT);
         assertThat(event.get("aggregate_version")).isEqualTo(1L);
-        assertThat(event.get("event_type")).isEqualTo("PaymentCreated");
+        assertThat(event.get("event_type")).isEqualTo(EventTypes.PAYMENT_CREATED);
         assertThat(event.get("schema_version")).isEqualTo(1);
         assertThat(event.get("published_at")).isNull();
         assertThat((String) event.get("trace_parent")).matches("00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]");

@@ -2,6 +2,7 @@ package dev.outbox.relay.publish;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.outbox.contract.EventTypes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -62,7 +63,7 @@ class KafkaPublisherTests {
     private static List<EventRecord> records(int n) {
         List<EventRecord> records = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            records.add(new EventRecord("t", "k", new EventEnvelope(UUID.randomUUID(), "PaymentCreated", 1, 1,
+            records.add(new EventRecord("t", "k", new EventEnvelope(UUID.randomUUID(), EventTypes.PAYMENT_CREATED, 1, 1,
                     Instant.now(), null), new byte[] {(byte) i}));
         }
         return records;
