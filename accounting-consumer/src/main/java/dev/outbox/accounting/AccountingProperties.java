@@ -1,7 +1,6 @@
 package dev.outbox.accounting;
 
 import dev.outbox.contract.Topics;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -28,5 +27,4 @@ public record AccountingProperties(
         @DefaultValue("") String ledgerReaders,
         @DefaultValue("5s") java.time.Duration monitorInterval,
         @DefaultValue("5m") java.time.Duration retentionInterval,
-        @DefaultValue("500") int retentionBatchSize) {
-}
+        @DefaultValue("500") int retentionBatchSize) {}

@@ -16,7 +16,6 @@ import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.core.KafkaOperations;
 import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.ExponentialBackOff;
 import org.springframework.util.backoff.FixedBackOff;
 
@@ -32,28 +31,39 @@ class KafkaErrorHandling {
     static final String REASON_HEADER = "dlt-reason";
 
     @Bean
-    DefaultErrorHandler errorHandler(KafkaOperations<Object, Object> template, AccountingProperties properties,
-            MeterRegistry meters) {
+    DefaultErrorHandler errorHandler(
+            KafkaOperations<Object, Object> template, AccountingProperties properties, MeterRegistry meters) {
         Counter deadLettered = Counter.builder("accounting_dead_letters").register(meters);
-        DeadLetterPublishingRecoverer recoverer = new DeadLetterPublishingRecoverer(template,
-                (record, e) -> new TopicPartition(Topics.deadLetters(record.topic()), -1));
+        DeadLetterPublishingRecoverer recoverer = new DeadLetterPublishingRecoverer(
+                template, (record, e) -> new TopicPartition(Topics.deadLetters(record.topic()), -1));
         recoverer.excludeHeader(DeadLetterPublishingRecoverer.HeaderNames.HeadersToAdd.EX_STACKTRACE);
         recoverer.setHeadersFunction((record, e) -> {
             RecordHeaders headers = new RecordHeaders();
             headers.add(REASON_HEADER, reason(e).getBytes(StandardCharsets.UTF_8));
             return headers;
         });
-        DefaultErrorHandler handler = new DefaultErrorHandler((record, e) -> {
-            log.error("dead-lettering record {}-{}@{}: {}", record.topic(), record.partition(), record.offset(),
-                    reason(e));
-            recoverer.accept(record, e);
-            deadLettered.increment();
-        }, new FixedBackOff(500, properties.maxAttempts() - 1));
+        DefaultErrorHandler handler = new DefaultErrorHandler(
+                (record, e) -> {
+                    log.error(
+                            "dead-lettering record {}-{}@{}: {}",
+                            record.topic(),
+                            record.partition(),
+                            record.offset(),
+                            reason(e));
+                    recoverer.accept(record, e);
+                    deadLettered.increment();
+                },
+                new FixedBackOff(500, properties.maxAttempts() - 1));
         handler.addNotRetryableExceptions(PoisonMessageException.class);
         // the recoverer and the retry listener log each failure once, in one line; no stack trace per seek
         handler.setLogLevel(KafkaException.Level.DEBUG);
-        handler.setRetryListeners((record, e, attempt) -> log.warn("attempt {} at {}-{}@{} failed: {}", attempt,
-                record.topic(), record.partition(), record.offset(), reason(e)));
+        handler.setRetryListeners((record, e, attempt) -> log.warn(
+                "attempt {} at {}-{}@{} failed: {}",
+                attempt,
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                reason(e)));
         ExponentialBackOff untilTheDatabaseIsBack = new ExponentialBackOff(500, 2.0);
         untilTheDatabaseIsBack.setMaxInterval(10_000);
         handler.setBackOffFunction((record, e) -> isTransient(e) ? untilTheDatabaseIsBack : null);
@@ -74,7 +84,8 @@ class KafkaErrorHandling {
             }
             databaseLayer |= t instanceof org.springframework.dao.DataAccessException
                     || t instanceof org.springframework.transaction.TransactionException
-                    || t instanceof java.sql.SQLException || t instanceof java.net.ConnectException;
+                    || t instanceof java.sql.SQLException
+                    || t instanceof java.net.ConnectException;
         }
         return databaseLayer;
     }
@@ -85,9 +96,9 @@ class KafkaErrorHandling {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        String text = root instanceof PoisonMessageException ? "poison: " + root.getMessage()
+        String text = root instanceof PoisonMessageException
+                ? "poison: " + root.getMessage()
                 : root.getClass().getSimpleName();
         return text.length() > 300 ? text.substring(0, 300) : text;
     }
-
 }

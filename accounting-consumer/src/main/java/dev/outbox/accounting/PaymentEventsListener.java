@@ -44,18 +44,25 @@ final class PaymentEventsListener {
     private final Timer sinceOccurred;
     private final Timer sincePublished;
 
-    PaymentEventsListener(EventParser parser, LedgerService ledger, TransactionTemplate transaction, Tracer tracer,
-            Propagator propagator, MeterRegistry meters) {
+    PaymentEventsListener(
+            EventParser parser,
+            LedgerService ledger,
+            TransactionTemplate transaction,
+            Tracer tracer,
+            Propagator propagator,
+            MeterRegistry meters) {
         this.parser = parser;
         this.ledger = ledger;
         this.transaction = transaction;
         this.tracer = tracer;
         this.propagator = propagator;
         this.sinceOccurred = Timer.builder("accounting_latency_since_occurred")
-                .description("occurred_at (API commit) -> ledger applied").publishPercentileHistogram()
+                .description("occurred_at (API commit) -> ledger applied")
+                .publishPercentileHistogram()
                 .register(meters);
         this.sincePublished = Timer.builder("accounting_latency_since_published")
-                .description("Kafka record timestamp (relay publish) -> ledger applied").publishPercentileHistogram()
+                .description("Kafka record timestamp (relay publish) -> ledger applied")
+                .publishPercentileHistogram()
                 .register(meters);
     }
 
@@ -65,7 +72,9 @@ final class PaymentEventsListener {
         try {
             committed.addAll(transaction.execute(tx -> processAll(records)));
         } catch (RuntimeException batchFailure) {
-            log.debug("batch of {} failed ({}); replaying it record by record", records.size(),
+            log.debug(
+                    "batch of {} failed ({}); replaying it record by record",
+                    records.size(),
                     batchFailure.getClass().getSimpleName());
             committed.clear();
             for (int i = 0; i < records.size(); i++) {
@@ -74,8 +83,8 @@ final class PaymentEventsListener {
                     committed.add(transaction.execute(tx -> process(record)));
                 } catch (RuntimeException e) {
                     recordLatencies(records.subList(0, i), committed);
-                    throw new BatchListenerFailedException(e.getClass().getSimpleName() + " at offset "
-                            + record.offset(), e, i);
+                    throw new BatchListenerFailedException(
+                            e.getClass().getSimpleName() + " at offset " + record.offset(), e, i);
                 }
             }
         }
@@ -137,8 +146,11 @@ final class PaymentEventsListener {
     private Span span(ConsumerRecord<String, byte[]> record) {
         Span span = header(record, MessageHeaders.TRACEPARENT) == null
                 ? tracer.nextSpan().name("accounting apply").start()
-                : propagator.extract(record, (r, key) -> header(r, key)).name("accounting apply")
-                        .kind(Span.Kind.CONSUMER).start();
+                : propagator
+                        .extract(record, (r, key) -> header(r, key))
+                        .name("accounting apply")
+                        .kind(Span.Kind.CONSUMER)
+                        .start();
         return span.tag("messaging.kafka.offset", String.valueOf(record.offset()));
     }
 

@@ -1,9 +1,5 @@
 package dev.outbox.accounting;
 
-import static dev.outbox.accounting.EventFixtures.record;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,11 +16,15 @@ import java.util.UUID;
 import dev.outbox.accounting.EventFixtures.Event;
 import dev.outbox.infra.JavaProcess;
 import dev.outbox.infra.Ports;
-import dev.outbox.pause.PausingConsumer;
 import dev.outbox.infra.SharedInfra;
+import dev.outbox.pause.PausingConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
+
+import static dev.outbox.accounting.EventFixtures.record;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A crash before the offset commit leaves no second entry: the consumer process is SIGKILLed after its database commit and before its offset commit.
@@ -60,8 +60,11 @@ class ConsumerCrashIntegrationTests {
         Map<String, String> crashing = new HashMap<>(env);
         crashing.put("PAUSE_MARKER", marker.toString());
 
-        Process first = JavaProcess.builder(PausingConsumer.class.getName()).env(crashing).heap("384m")
-                .logTo(Path.of("target", "consumer-crash-1.log")).start();
+        Process first = JavaProcess.builder(PausingConsumer.class.getName())
+                .env(crashing)
+                .heap("384m")
+                .logTo(Path.of("target", "consumer-crash-1.log"))
+                .start();
         try {
             await().atMost(Duration.ofSeconds(120)).until(() -> Files.exists(marker));
             await().atMost(Duration.ofSeconds(5)).until(() -> inboxCount(jdbc) > 0);
@@ -71,18 +74,21 @@ class ConsumerCrashIntegrationTests {
         long committedBeforeKill = inboxCount(jdbc);
         assertThat(committedBeforeKill).isPositive();
 
-        Process second = JavaProcess.builder(AccountingApplication.class.getName()).env(env).heap("384m")
-                .logTo(Path.of("target", "consumer-crash-2.log")).start();
+        Process second = JavaProcess.builder(AccountingApplication.class.getName())
+                .env(env)
+                .heap("384m")
+                .logTo(Path.of("target", "consumer-crash-2.log"))
+                .start();
         try {
             await().atMost(Duration.ofSeconds(120)).until(() -> ledgerCount(jdbc) == events.size());
-            await().atMost(Duration.ofSeconds(90)).untilAsserted(() ->
-                    assertThat(duplicatesSeenBy(management)).isGreaterThanOrEqualTo(committedBeforeKill));
+            await().atMost(Duration.ofSeconds(90))
+                    .untilAsserted(
+                            () -> assertThat(duplicatesSeenBy(management)).isGreaterThanOrEqualTo(committedBeforeKill));
         } finally {
             JavaProcess.kill(second);
         }
         assertThat(jdbc.sql("""
-                SELECT count(*) FROM (SELECT event_id FROM ledger_entries GROUP BY event_id HAVING count(*) > 1) d""")
-                .query(Long.class).single()).isZero();
+                SELECT count(*) FROM (SELECT event_id FROM ledger_entries GROUP BY event_id HAVING count(*) > 1) d""").query(Long.class).single()).isZero();
         assertThat(ledgerCount(jdbc)).isEqualTo(events.size());
     }
 
@@ -97,12 +103,18 @@ class ConsumerCrashIntegrationTests {
     /** The restarted process's own count of redeliveries it ignored, read from its Prometheus endpoint. */
     private static double duplicatesSeenBy(int managementPort) {
         try {
-            String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus"))
-                    .header("Authorization", "Bearer local-admin-token").build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            return metrics.lines().filter(l -> l.startsWith("accounting_events_total{") && l.contains("duplicate"))
-                    .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+            String metrics = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(
+                                            URI.create("http://127.0.0.1:" + managementPort + "/actuator/prometheus"))
+                                    .header("Authorization", "Bearer local-admin-token")
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
+                    .body();
+            return metrics.lines()
+                    .filter(l -> l.startsWith("accounting_events_total{") && l.contains("duplicate"))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+                    .sum();
         } catch (Exception e) {
             return 0;
         }

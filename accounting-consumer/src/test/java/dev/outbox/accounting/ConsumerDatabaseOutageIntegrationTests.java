@@ -1,9 +1,5 @@
 package dev.outbox.accounting;
 
-import static dev.outbox.accounting.EventFixtures.record;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +16,10 @@ import org.netcrusher.tcp.TcpCrusherBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
+import static dev.outbox.accounting.EventFixtures.record;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 /**
  * The consumer's database becomes unreachable for a while: a netcrusher TCP proxy between the consumer and
  * PostgreSQL is closed, cutting every open connection and refusing new ones, while events keep arriving. The
@@ -35,14 +35,18 @@ class ConsumerDatabaseOutageIntegrationTests {
         JdbcClient direct = EventFixtures.jdbc(database);
         int proxyPort = Ports.free();
         try (NioReactor reactor = new NioReactor();
-                TcpCrusher proxy = TcpCrusherBuilder.builder().withReactor(reactor)
+                TcpCrusher proxy = TcpCrusherBuilder.builder()
+                        .withReactor(reactor)
                         .withBindAddress("127.0.0.1", proxyPort)
                         .withConnectAddress("127.0.0.1", SharedInfra.postgres().port())
                         .buildAndOpen();
                 KafkaProducer<String, String> producer = EventFixtures.producer()) {
             String viaProxy = "jdbc:postgresql://127.0.0.1:" + proxyPort + "/" + database;
-            try (ConfigurableApplicationContext consumer = AccountingApplication.builder().run(
-                    EventFixtures.consumerArgs(database, topic, "dbcut-" + topic,
+            try (ConfigurableApplicationContext consumer = AccountingApplication.builder()
+                    .run(EventFixtures.consumerArgs(
+                            database,
+                            topic,
+                            "dbcut-" + topic,
                             "--spring.datasource.url=" + viaProxy,
                             "--spring.datasource.hikari.connection-timeout=1000"))) {
                 List<Event> events = new ArrayList<>();
@@ -51,7 +55,8 @@ class ConsumerDatabaseOutageIntegrationTests {
 
                 proxy.close();
                 send(producer, topic, events, 200);
-                await().during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(10))
+                await().during(Duration.ofSeconds(5))
+                        .atMost(Duration.ofSeconds(10))
                         .until(() -> count(direct) == 100);
                 proxy.open();
 
@@ -59,7 +64,8 @@ class ConsumerDatabaseOutageIntegrationTests {
                 assertThat(direct.sql("""
                         SELECT count(*) FROM (SELECT event_id FROM ledger_entries GROUP BY event_id
                                               HAVING count(*) > 1) d""").query(Long.class).single()).isZero();
-                assertThat(EventFixtures.read(topic + ".DLT", 1, Duration.ofSeconds(3))).isEmpty();
+                assertThat(EventFixtures.read(topic + ".DLT", 1, Duration.ofSeconds(3)))
+                        .isEmpty();
             }
         }
     }

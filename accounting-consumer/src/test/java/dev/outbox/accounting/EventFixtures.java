@@ -22,23 +22,33 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 /** Events written to Kafka exactly as the relay writes them, and the consumer's configuration for a test. */
 public final class EventFixtures {
 
-    private EventFixtures() {
-    }
+    private EventFixtures() {}
 
     /** An event as the relay publishes it: the contract's envelope as headers, the payload as the value. */
     public record Event(UUID id, UUID paymentId, long version, String type, String payload, String traceparent) {
 
         public static Event created(UUID paymentId, String amount, String currency) {
-            return new Event(UUID.randomUUID(), paymentId, 1, EventTypes.PAYMENT_CREATED, """
+            return new Event(
+                    UUID.randomUUID(),
+                    paymentId,
+                    1,
+                    EventTypes.PAYMENT_CREATED,
+                    """
                     {"paymentId":"%s","clientId":"client-a","amount":"%s","currency":"%s",\
-                    "occurredAt":"2026-12-02T10:00:00Z"}""".formatted(paymentId, amount, currency), null);
+                    "occurredAt":"2026-12-02T10:00:00Z"}""".formatted(paymentId, amount, currency),
+                    null);
         }
 
         public static Event refunded(UUID paymentId, long version, String amount, String currency) {
-            return new Event(UUID.randomUUID(), paymentId, version, EventTypes.PAYMENT_REFUNDED, """
+            return new Event(
+                    UUID.randomUUID(),
+                    paymentId,
+                    version,
+                    EventTypes.PAYMENT_REFUNDED,
+                    """
                     {"paymentId":"%s","refundId":"%s","amount":"%s","currency":"%s","refundedTotal":"0",\
-                    "occurredAt":"2026-12-02T10:00:00Z"}""".formatted(paymentId, UUID.randomUUID(), amount,
-                    currency), null);
+                    "occurredAt":"2026-12-02T10:00:00Z"}""".formatted(paymentId, UUID.randomUUID(), amount, currency),
+                    null);
         }
 
         public Event withTraceparent(String value) {
@@ -56,8 +66,8 @@ public final class EventFixtures {
 
     /** The record as the relay writes it: key = payment id, value = payload, headers = the contract's envelope. */
     public static ProducerRecord<String, String> record(String topic, Integer partition, Event e) {
-        EventEnvelope envelope = new EventEnvelope(e.id(), e.type(), EventTypes.SCHEMA_VERSION, e.version(),
-                Instant.now(), e.traceparent());
+        EventEnvelope envelope = new EventEnvelope(
+                e.id(), e.type(), EventTypes.SCHEMA_VERSION, e.version(), Instant.now(), e.traceparent());
         return new ProducerRecord<>(topic, partition, e.paymentId().toString(), e.payload(), envelope.toHeaders());
     }
 
@@ -66,23 +76,26 @@ public final class EventFixtures {
     }
 
     public static JdbcClient jdbc(String database) {
-        return JdbcClient.create(new DriverManagerDataSource(SharedInfra.postgres().jdbcUrl(database),
-                PostgresServer.USER, PostgresServer.PASSWORD));
+        return JdbcClient.create(new DriverManagerDataSource(
+                SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER, PostgresServer.PASSWORD));
     }
 
     /** Spring arguments for a consumer in this JVM. */
     public static String[] consumerArgs(String database, String topic, String group, String... extra) {
-        List<String> args = new ArrayList<>(List.of(
-                "--server.port=0", "--management.server.port=0",
-                "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
-                "--spring.datasource.username=" + PostgresServer.USER,
-                "--spring.datasource.password=" + PostgresServer.PASSWORD,
-                "--spring.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
-                "--spring.kafka.consumer.group-id=" + group,
-                "--accounting.topic=" + topic,
-                "--accounting.monitor-interval=500ms",
-                // sha256("auditor-token"): a ledger reader besides the admin token
-                "--accounting.ledger-readers=auditor=ba1315421b7c58d465abec0bd552af5ff314ed8f9c5c0a7b7a6a6ecbac9bcbe5"));
+        List<String> args = new ArrayList<>(
+                List.of(
+                        "--server.port=0",
+                        "--management.server.port=0",
+                        "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
+                        "--spring.datasource.username=" + PostgresServer.USER,
+                        "--spring.datasource.password=" + PostgresServer.PASSWORD,
+                        "--spring.kafka.bootstrap-servers="
+                                + SharedInfra.kafka().bootstrapServers(),
+                        "--spring.kafka.consumer.group-id=" + group,
+                        "--accounting.topic=" + topic,
+                        "--accounting.monitor-interval=500ms",
+                        // sha256("auditor-token"): a ledger reader besides the admin token
+                        "--accounting.ledger-readers=auditor=ba1315421b7c58d465abec0bd552af5ff314ed8f9c5c0a7b7a6a6ecbac9bcbe5"));
         for (String override : extra) {
             String key = override.substring(0, override.indexOf('=') + 1);
             args.removeIf(a -> a.startsWith(key));
@@ -102,10 +115,11 @@ public final class EventFixtures {
     }
 
     public static void createTopic(String topic, int partitions) {
-        try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.<String, Object>of(
-                "bootstrap.servers", SharedInfra.kafka().bootstrapServers()))) {
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.<String, Object>of("bootstrap.servers", SharedInfra.kafka().bootstrapServers()))) {
             admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, partitions, (short) 1)))
-                    .all().get();
+                    .all()
+                    .get();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

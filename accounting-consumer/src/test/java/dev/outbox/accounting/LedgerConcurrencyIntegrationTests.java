@@ -1,9 +1,5 @@
 package dev.outbox.accounting;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
-import dev.outbox.contract.EventTypes;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -16,6 +12,7 @@ import java.util.function.Function;
 import dev.outbox.accounting.events.PaymentEvent;
 import dev.outbox.accounting.ledger.LedgerService;
 import dev.outbox.accounting.ledger.LedgerService.Outcome;
+import dev.outbox.contract.EventTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,6 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Two transactions on one payment at once (a rebalance can hand a partition over while the old owner is still
@@ -72,26 +72,40 @@ class LedgerConcurrencyIntegrationTests {
             return outcome;
         }));
         assertThat(firstApplied.await(30, TimeUnit.SECONDS)).isTrue();
-        CompletableFuture<Outcome> second = CompletableFuture.supplyAsync(() -> transaction.execute(tx ->
-                apply.apply(refunded)));
-        await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.sql("""
-                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted""")
-                .query(Long.class).single() == 1);
+        CompletableFuture<Outcome> second =
+                CompletableFuture.supplyAsync(() -> transaction.execute(tx -> apply.apply(refunded)));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> jdbc.sql("""
+                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted""").query(Long.class).single() == 1);
         commitFirst.countDown();
 
         assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(Outcome.APPLIED);
         assertThat(second.get(30, TimeUnit.SECONDS)).isEqualTo(Outcome.APPLIED);
-        assertThat(jdbc.sql("SELECT count(*) FROM parked_events WHERE payment_id = :p").param("p", payment)
-                .query(Long.class).single()).isZero();
-        assertThat(jdbc.sql("SELECT sum(amount) FROM ledger_entries WHERE payment_id = :p").param("p", payment)
-                .query(BigDecimal.class).single()).isEqualByComparingTo("25.00");
-        assertThat(jdbc.sql("SELECT last_version FROM payment_positions WHERE payment_id = :p").param("p", payment)
-                .query(Long.class).single()).isEqualTo(2);
+        assertThat(jdbc.sql("SELECT count(*) FROM parked_events WHERE payment_id = :p")
+                        .param("p", payment)
+                        .query(Long.class)
+                        .single())
+                .isZero();
+        assertThat(jdbc.sql("SELECT sum(amount) FROM ledger_entries WHERE payment_id = :p")
+                        .param("p", payment)
+                        .query(BigDecimal.class)
+                        .single())
+                .isEqualByComparingTo("25.00");
+        assertThat(jdbc.sql("SELECT last_version FROM payment_positions WHERE payment_id = :p")
+                        .param("p", payment)
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(2);
     }
 
     private static PaymentEvent event(UUID payment, long version, String type, String amount) {
-        return new PaymentEvent(new dev.outbox.contract.EventEnvelope(UUID.randomUUID(), type, 1, version,
-                java.time.Instant.now(), null), payment, new BigDecimal(amount), "EUR", "{}");
+        return new PaymentEvent(
+                new dev.outbox.contract.EventEnvelope(
+                        UUID.randomUUID(), type, 1, version, java.time.Instant.now(), null),
+                payment,
+                new BigDecimal(amount),
+                "EUR",
+                "{}");
     }
 
     private static void waitFor(CountDownLatch latch) {

@@ -17,8 +17,7 @@ import org.springframework.kafka.listener.BatchInterceptor;
  */
 public final class PausingConsumer {
 
-    private PausingConsumer() {
-    }
+    private PausingConsumer() {}
 
     public static void main(String[] args) {
         AccountingApplication.builder().sources(PauseAfterCommit.class).run(args);
@@ -33,8 +32,8 @@ public final class PausingConsumer {
             Path marker = Path.of(System.getenv("PAUSE_MARKER"));
             return new BatchInterceptor<>() {
                 @Override
-                public ConsumerRecords<Object, Object> intercept(ConsumerRecords<Object, Object> records,
-                        Consumer<Object, Object> consumer) {
+                public ConsumerRecords<Object, Object> intercept(
+                        ConsumerRecords<Object, Object> records, Consumer<Object, Object> consumer) {
                     return records;
                 }
 

@@ -38,7 +38,12 @@ final class AutoFallback implements SmartLifecycle, HealthIndicator, SchedulingC
     private final AtomicReference<String> fallbackReason = new AtomicReference<>();
     private volatile boolean running;
 
-    AutoFallback(JdbcClient jdbc, CdcRelay cdc, PollingRelay polling, SlotMonitor slot, RelayProperties relay,
+    AutoFallback(
+            JdbcClient jdbc,
+            CdcRelay cdc,
+            PollingRelay polling,
+            SlotMonitor slot,
+            RelayProperties relay,
             MeterRegistry meters) {
         this.jdbc = jdbc;
         this.relay = relay;
@@ -46,7 +51,8 @@ final class AutoFallback implements SmartLifecycle, HealthIndicator, SchedulingC
         this.polling = polling;
         this.slot = slot;
         Gauge.builder("outbox_relay_fallback", fallbackReason, r -> r.get() == null ? 0 : 1)
-                .description("1 when relay.mode=auto has fallen back to polling").register(meters);
+                .description("1 when relay.mode=auto has fallen back to polling")
+                .register(meters);
     }
 
     @Override
@@ -75,8 +81,8 @@ final class AutoFallback implements SmartLifecycle, HealthIndicator, SchedulingC
 
     private void fallBack(String reason) {
         fallbackReason.set(reason);
-        log.warn("relay.mode=auto: falling back to polling ({}); the safety net and leases keep delivery whole",
-                reason);
+        log.warn(
+                "relay.mode=auto: falling back to polling ({}); the safety net and leases keep delivery whole", reason);
         polling.start();
     }
 

@@ -10,8 +10,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param monitorInterval how often the backlog, the slot and (auto mode) the need to fall back are looked at
  */
 @ConfigurationProperties("relay")
-public record RelayProperties(@DefaultValue("cdc") Mode mode, @DefaultValue("5s") Duration monitorInterval) {
+public record RelayProperties(
+        @DefaultValue("cdc") Mode mode, @DefaultValue("5s") Duration monitorInterval) {
 
     /** {@code auto}: cdc, falling back to polling when logical replication is unavailable or the slot is lost. */
-    public enum Mode { cdc, polling, auto }
+    public enum Mode {
+        cdc,
+        polling,
+        auto
+    }
 }

@@ -1,25 +1,23 @@
 package dev.outbox.relay;
 
-import dev.outbox.infra.TopicReader;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.Map;
-import java.util.UUID;
 
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
+import dev.outbox.infra.TopicReader;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code relay.mode=auto} against a real PostgreSQL that cannot do logical replication (wal_level=replica): the
@@ -29,35 +27,48 @@ class AutoModeIntegrationTests {
 
     @Test
     void fallsBackToPollingWhenLogicalReplicationIsUnavailable() throws Exception {
-        try (PostgresServer replicaOnly = PostgresServer.start(Ports.free(), null, false,
-                Map.of("wal_level", "replica"))) {
+        try (PostgresServer replicaOnly =
+                PostgresServer.start(Ports.free(), null, false, Map.of("wal_level", "replica"))) {
             replicaOnly.createDatabase("payments");
             OutboxRows.migrate(replicaOnly.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD);
             String suffix = "auto" + Long.toHexString(System.nanoTime());
             int port = Ports.free();
-            Map<String, String> env = RelayFixtures.relayEnv("payments", SharedInfra.kafka().bootstrapServers(),
-                    suffix, port);
+            Map<String, String> env =
+                    RelayFixtures.relayEnv("payments", SharedInfra.kafka().bootstrapServers(), suffix, port);
             env.put("RELAY_DB_PORT", String.valueOf(replicaOnly.port()));
-            String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of(RelayFixtures.asArgs(env)),
-                    java.util.stream.Stream.of("--relay.mode=auto")).toArray(String[]::new);
+            String[] args = java.util.stream.Stream.concat(
+                            java.util.stream.Stream.of(RelayFixtures.asArgs(env)),
+                            java.util.stream.Stream.of("--relay.mode=auto"))
+                    .toArray(String[]::new);
 
-            try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args);
+            try (ConfigurableApplicationContext relay =
+                            RelayApplication.builder().run(args);
                     Connection c = replicaOnly.connect("payments")) {
-                OutboxRows.insert(new DriverManagerDataSource(replicaOnly.jdbcUrl("payments"), PostgresServer.USER,
-                        PostgresServer.PASSWORD), 50, 1);
+                OutboxRows.insert(
+                        new DriverManagerDataSource(
+                                replicaOnly.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD),
+                        50,
+                        1);
                 await().atMost(Duration.ofSeconds(60)).until(() -> {
-                    var rs = c.createStatement().executeQuery(
-                            "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL");
+                    var rs = c.createStatement()
+                            .executeQuery("SELECT count(*) FROM outbox_messages WHERE published_at IS NULL");
                     rs.next();
                     return rs.getLong(1) == 0;
                 });
-                String health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/actuator/health"))
-                        .header("Authorization", "Bearer local-admin-token").build(),
-                        HttpResponse.BodyHandlers.ofString()).body();
+                String health = HttpClient.newHttpClient()
+                        .send(
+                                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+                                        .header("Authorization", "Bearer local-admin-token")
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString())
+                        .body();
                 assertThat(health).contains("\"active\":\"polling\"", "wal_level is replica, not logical");
-                assertThat(TopicReader.untilDistinct(SharedInfra.kafka().adminClientProperties(),
-                        "t-" + suffix + ".payment.events", 50, Duration.ofSeconds(30))).hasSize(50);
+                assertThat(TopicReader.untilDistinct(
+                                SharedInfra.kafka().adminClientProperties(),
+                                "t-" + suffix + ".payment.events",
+                                50,
+                                Duration.ofSeconds(30)))
+                        .hasSize(50);
             }
         }
     }

@@ -1,10 +1,5 @@
 package dev.outbox.relay;
 
-import dev.outbox.payments.outbox.OutboxEvent;
-import dev.outbox.infra.TopicReader;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -16,8 +11,13 @@ import java.util.stream.Collectors;
 
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.SharedInfra;
+import dev.outbox.infra.TopicReader;
+import dev.outbox.payments.outbox.OutboxEvent;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The relay is SIGKILLed mid-stream and restarted: every event reaches the topic (duplicates allowed, with the
@@ -40,10 +40,12 @@ class CdcRelayCrashIntegrationTests {
             for (int batch = 0; batch < 15; batch++) {
                 inserted.addAll(OutboxRows.insert(database, 50, 2));
             }
-            await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.count(database,
-                    "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL") >= 300);
-            long publishedAtKill = RelayFixtures.count(database,
-                    "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL");
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> RelayFixtures.count(
+                                    database, "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL")
+                            >= 300);
+            long publishedAtKill = RelayFixtures.count(
+                    database, "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL");
             relay.kill();
             assertThat(publishedAtKill).as("killed mid-stream").isLessThan(inserted.size());
 
@@ -52,8 +54,8 @@ class CdcRelayCrashIntegrationTests {
             }
             relay.start();
 
-            List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted),
-                    Duration.ofSeconds(120));
+            List<ConsumerRecord<String, String>> onTopic =
+                    RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted), Duration.ofSeconds(120));
             Set<String> expected = inserted.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
             Set<String> seen = new HashSet<>();
             for (ConsumerRecord<String, String> r : onTopic) {
@@ -62,10 +64,13 @@ class CdcRelayCrashIntegrationTests {
             assertThat(inserted).hasSizeGreaterThanOrEqualTo(2000);
             assertThat(expected).allMatch(seen::contains);
             assertThat(seen).isEqualTo(expected);
-            System.out.printf("crash test: %d events, %d records on the topic (%d duplicates)%n",
+            System.out.printf(
+                    "crash test: %d events, %d records on the topic (%d duplicates)%n",
                     expected.size(), onTopic.size(), onTopic.size() - expected.size());
-            await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.count(database,
-                    "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> RelayFixtures.count(
+                                    database, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL")
+                            == 0);
         }
     }
 
@@ -86,20 +91,25 @@ class CdcRelayCrashIntegrationTests {
             RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
             await().atMost(Duration.ofSeconds(30)).until(() -> "standby".equals(standby.role()));
             assertThat(standby.streaming()).isFalse();
-            assertThat(RelayFixtures.count(database,
-                    "SELECT count(*) FROM pg_stat_replication")).isEqualTo(1);
+            assertThat(RelayFixtures.count(database, "SELECT count(*) FROM pg_stat_replication"))
+                    .isEqualTo(1);
 
             List<OutboxEvent> inserted = new ArrayList<>(OutboxRows.insert(database, 100, 1));
-            await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.count(database,
-                    "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL") == 0);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> RelayFixtures.count(
+                                    database, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL")
+                            == 0);
 
             leader.kill();
             inserted.addAll(OutboxRows.insert(database, 100, 1));
             await().atMost(Duration.ofSeconds(90)).until(() -> "leader".equals(standby.role()));
 
-            Set<String> seen = RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted), Duration.ofSeconds(120))
-                    .stream().map(r -> TopicReader.id(r)).collect(Collectors.toSet());
-            assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
+            Set<String> seen =
+                    RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted), Duration.ofSeconds(120)).stream()
+                            .map(r -> TopicReader.id(r))
+                            .collect(Collectors.toSet());
+            assertThat(seen)
+                    .containsAll(inserted.stream().map(e -> e.id().toString()).toList());
             assertThat(seen).doesNotContain(UUID.randomUUID().toString());
         }
     }

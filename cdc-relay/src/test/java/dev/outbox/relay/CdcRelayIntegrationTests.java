@@ -1,11 +1,5 @@
 package dev.outbox.relay;
 
-import dev.outbox.infra.TopicReader;
-import dev.outbox.contract.EventTypes;
-import dev.outbox.contract.MessageHeaders;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,11 +16,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import dev.outbox.contract.EventTypes;
+import dev.outbox.contract.MessageHeaders;
 import dev.outbox.infra.Ports;
-import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
+import dev.outbox.infra.TopicReader;
 import dev.outbox.payments.PaymentsApplication;
+import dev.outbox.payments.outbox.OutboxEvent;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,6 +32,9 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The whole producing side for real: payments-api over HTTP commits payment + outbox row, the CDC relay tails
@@ -56,22 +56,26 @@ class CdcRelayIntegrationTests {
     @BeforeAll
     static void start() {
         database = OutboxRows.migratedDatabase();
-        api = new SpringApplicationBuilder(PaymentsApplication.class).run(
-                "--server.port=0", "--management.server.port=0",
-                "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
-                "--spring.datasource.username=" + PostgresServer.USER,
-                "--spring.datasource.password=" + PostgresServer.PASSWORD);
+        api = new SpringApplicationBuilder(PaymentsApplication.class)
+                .run(
+                        "--server.port=0",
+                        "--management.server.port=0",
+                        "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
+                        "--spring.datasource.username=" + PostgresServer.USER,
+                        "--spring.datasource.password=" + PostgresServer.PASSWORD);
         apiUrl = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
-        try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.<String, Object>of(
-                "bootstrap.servers", SharedInfra.kafka().bootstrapServers()))) {
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.<String, Object>of("bootstrap.servers", SharedInfra.kafka().bootstrapServers()))) {
             admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(TOPIC, 3, (short) 1)
-                    .configs(Map.of("max.message.bytes", "65536")))).all().get();
+                            .configs(Map.of("max.message.bytes", "65536"))))
+                    .all()
+                    .get();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
         relayPort = Ports.free();
-        Map<String, String> env = RelayFixtures.relayEnv(database, SharedInfra.kafka().bootstrapServers(), SUFFIX,
-                relayPort);
+        Map<String, String> env =
+                RelayFixtures.relayEnv(database, SharedInfra.kafka().bootstrapServers(), SUFFIX, relayPort);
         relay = RelayApplication.builder().run(RelayFixtures.asArgs(env));
         RelayFixtures.awaitSlotActive(database, "slot_" + SUFFIX);
     }
@@ -89,14 +93,18 @@ class CdcRelayIntegrationTests {
     @Test
     void publishesAPaymentWithKeyValueAndHeaders() {
         String traceId = "0af7651916cd43dd8448eb211c80319c";
-        HttpResponse<String> created = post("/payments", "{\"amount\":\"25.00\",\"currency\":\"EUR\"}",
-                "00-" + traceId + "-b7ad6b7169203331-01");
+        HttpResponse<String> created = post(
+                "/payments", "{\"amount\":\"25.00\",\"currency\":\"EUR\"}", "00-" + traceId + "-b7ad6b7169203331-01");
         UUID paymentId = UUID.fromString(JSON.readTree(created.body()).get("id").asString());
         UUID eventId = eventIdOf(paymentId);
 
         List<ConsumerRecord<String, String>> records = await().atMost(Duration.ofSeconds(60))
-                .until(() -> TopicReader.untilDistinct(SharedInfra.kafka().adminClientProperties(), TOPIC, 1,
-                        Duration.ofSeconds(5)).stream().filter(r -> r.key().equals(paymentId.toString())).toList(),
+                .until(
+                        () -> TopicReader.untilDistinct(
+                                        SharedInfra.kafka().adminClientProperties(), TOPIC, 1, Duration.ofSeconds(5))
+                                .stream()
+                                .filter(r -> r.key().equals(paymentId.toString()))
+                                .toList(),
                         list -> !list.isEmpty());
 
         ConsumerRecord<String, String> record = records.get(0);
@@ -107,11 +115,17 @@ class CdcRelayIntegrationTests {
         assertThat(TopicReader.header(record, MessageHeaders.OCCURRED_AT)).isNotBlank();
         assertThat(TopicReader.header(record, MessageHeaders.TRACEPARENT)).startsWith("00-" + traceId + "-");
         JsonNode value = JSON.readTree(record.value());
-        assertThat(value.isObject()).as("the value is the JSON payload itself, not an escaped string").isTrue();
+        assertThat(value.isObject())
+                .as("the value is the JSON payload itself, not an escaped string")
+                .isTrue();
         assertThat(value.get("paymentId").asString()).isEqualTo(paymentId.toString());
         assertThat(value.get("amount").asString()).isEqualTo("25.00");
-        await().atMost(Duration.ofSeconds(30)).until(() -> RelayFixtures.count(database,
-                "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL AND id = '" + eventId + "'") == 1);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RelayFixtures.count(
+                                database,
+                                "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL AND id = '"
+                                        + eventId + "'")
+                        == 1);
     }
 
     @Test
@@ -120,9 +134,11 @@ class CdcRelayIntegrationTests {
         ExecutorService pool = Executors.newFixedThreadPool(8);
         List<Future<UUID>> futures = new ArrayList<>();
         for (int i = 0; i < payments; i++) {
-            futures.add(pool.submit(() -> UUID.fromString(JSON.readTree(
-                    post("/payments", "{\"amount\":\"10.00\",\"currency\":\"EUR\"}", null).body())
-                    .get("id").asString())));
+            futures.add(pool.submit(() ->
+                    UUID.fromString(JSON.readTree(post("/payments", "{\"amount\":\"10.00\",\"currency\":\"EUR\"}", null)
+                                    .body())
+                            .get("id")
+                            .asString())));
         }
         List<UUID> ids = new ArrayList<>();
         for (Future<UUID> f : futures) {
@@ -143,8 +159,8 @@ class CdcRelayIntegrationTests {
         int expectedEvents = payments + 400;
 
         Set<String> expectedIds = new HashSet<>();
-        try (var c = SharedInfra.postgres().connect(database); var s = c.prepareStatement(
-                "SELECT id::text FROM outbox_messages WHERE aggregate_id = ANY (?)")) {
+        try (var c = SharedInfra.postgres().connect(database);
+                var s = c.prepareStatement("SELECT id::text FROM outbox_messages WHERE aggregate_id = ANY (?)")) {
             s.setArray(1, c.createArrayOf("uuid", ids.toArray()));
             var rs = s.executeQuery();
             while (rs.next()) {
@@ -152,15 +168,16 @@ class CdcRelayIntegrationTests {
             }
         }
         assertThat(expectedIds).hasSize(expectedEvents);
-        List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntilAll(TOPIC, expectedIds,
-                Duration.ofSeconds(90));
+        List<ConsumerRecord<String, String>> onTopic =
+                RelayFixtures.readUntilAll(TOPIC, expectedIds, Duration.ofSeconds(90));
 
         Map<String, List<Long>> versionsByAggregate = new HashMap<>();
         Set<String> eventIds = new HashSet<>();
         for (ConsumerRecord<String, String> r : onTopic) {
             if (ours.contains(UUID.fromString(r.key()))) {
                 eventIds.add(TopicReader.id(r));
-                versionsByAggregate.computeIfAbsent(r.key(), k -> new ArrayList<>())
+                versionsByAggregate
+                        .computeIfAbsent(r.key(), k -> new ArrayList<>())
                         .add(Long.parseLong(TopicReader.header(r, MessageHeaders.AGGREGATE_VERSION)));
             }
         }
@@ -168,8 +185,11 @@ class CdcRelayIntegrationTests {
         assertThat(versionsByAggregate).hasSize(payments);
         versionsByAggregate.values().forEach(v -> assertThat(v).isSorted());
         assertThat(versionsByAggregate.get(ids.get(0).toString())).containsExactly(1L, 2L, 3L);
-        await().atMost(Duration.ofSeconds(30)).until(() -> RelayFixtures.count(database,
-                "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL") == 0);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RelayFixtures.count(
+                                database,
+                                "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL")
+                        == 0);
     }
 
     @Test
@@ -177,31 +197,43 @@ class CdcRelayIntegrationTests {
         byte[] random = new byte[150_000];
         new java.util.Random(7).nextBytes(random);
         String huge = java.util.Base64.getEncoder().encodeToString(random);
-        OutboxEvent big = OutboxRows.event(UUID.randomUUID(), 1,
-                "{\"blob\":\"" + huge + "\",\"password\":\"hunter2\"}");
+        OutboxEvent big =
+                OutboxRows.event(UUID.randomUUID(), 1, "{\"blob\":\"" + huge + "\",\"password\":\"hunter2\"}");
         OutboxRows.write(OutboxRows.dataSource(database), List.of(big));
         UUID bigId = big.id();
         HttpResponse<String> after = post("/payments", "{\"amount\":\"1.00\",\"currency\":\"EUR\"}", null);
-        UUID afterId = eventIdOf(UUID.fromString(JSON.readTree(after.body()).get("id").asString()));
+        UUID afterId =
+                eventIdOf(UUID.fromString(JSON.readTree(after.body()).get("id").asString()));
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.count(database,
-                "SELECT count(*) FROM outbox_messages WHERE id = '" + bigId + "' AND dead_lettered_at IS NOT NULL") == 1
-                && RelayFixtures.count(database, "SELECT count(*) FROM outbox_messages WHERE id = '" + afterId
-                        + "' AND published_at IS NOT NULL") == 1);
-        try (var c = SharedInfra.postgres().connect(database); var s = c.prepareStatement(
-                "SELECT last_error FROM outbox_messages WHERE id = ?")) {
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> RelayFixtures.count(
+                                        database,
+                                        "SELECT count(*) FROM outbox_messages WHERE id = '" + bigId
+                                                + "' AND dead_lettered_at IS NOT NULL")
+                                == 1
+                        && RelayFixtures.count(
+                                        database,
+                                        "SELECT count(*) FROM outbox_messages WHERE id = '" + afterId
+                                                + "' AND published_at IS NOT NULL")
+                                == 1);
+        try (var c = SharedInfra.postgres().connect(database);
+                var s = c.prepareStatement("SELECT last_error FROM outbox_messages WHERE id = ?")) {
             s.setObject(1, bigId);
             var rs = s.executeQuery();
             rs.next();
-            assertThat(rs.getString(1)).startsWith("RecordTooLargeException").hasSizeLessThanOrEqualTo(300)
-                    .doesNotContain("hunter2").doesNotContain(huge.substring(0, 20));
+            assertThat(rs.getString(1))
+                    .startsWith("RecordTooLargeException")
+                    .hasSizeLessThanOrEqualTo(300)
+                    .doesNotContain("hunter2")
+                    .doesNotContain(huge.substring(0, 20));
         }
     }
 
     @Test
     void exposesSlotHealthAndBacklogMetrics() throws Exception {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            JsonNode health = JSON.readTree(get("/actuator/health", "local-admin-token").body());
+            JsonNode health =
+                    JSON.readTree(get("/actuator/health", "local-admin-token").body());
             JsonNode slot = health.path("components").path("cdcSlot").path("details");
             assertThat(slot.path("role").asString()).isEqualTo("leader");
             assertThat(slot.path("slotActive").asBoolean()).isTrue();
@@ -211,10 +243,15 @@ class CdcRelayIntegrationTests {
         String anonymousHealth = get("/actuator/health", null).body();
         assertThat(anonymousHealth).contains("\"status\":\"UP\"").doesNotContain("walStatus", "lagBytes", "slot");
         assertThat(get("/actuator/prometheus", null).statusCode()).isEqualTo(401);
-        assertThat(get("/actuator/prometheus", "not-the-admin-token").statusCode()).isEqualTo(401);
+        assertThat(get("/actuator/prometheus", "not-the-admin-token").statusCode())
+                .isEqualTo(401);
         String metrics = get("/actuator/prometheus", "local-admin-token").body();
-        assertThat(metrics).contains("outbox_cdc_slot_lag_bytes", "outbox_pending ",
-                "outbox_oldest_pending_age_seconds", "outbox_relay_published_total");
+        assertThat(metrics)
+                .contains(
+                        "outbox_cdc_slot_lag_bytes",
+                        "outbox_pending ",
+                        "outbox_oldest_pending_age_seconds",
+                        "outbox_relay_published_total");
     }
 
     private static HttpResponse<String> get(String path, String adminToken) throws Exception {

@@ -1,10 +1,5 @@
 package dev.outbox.relay;
 
-import dev.outbox.payments.outbox.OutboxEvent;
-import dev.outbox.infra.TopicReader;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +9,14 @@ import java.util.stream.Stream;
 
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.SharedInfra;
+import dev.outbox.infra.TopicReader;
+import dev.outbox.payments.outbox.OutboxEvent;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The replication slot is dropped while the relay is down, so CDC never sees the rows written meanwhile. The
@@ -30,9 +30,9 @@ class CdcSafetyNetIntegrationTests {
         String suffix = "net" + Long.toHexString(System.nanoTime());
         String kafka = SharedInfra.kafka().bootstrapServers();
         String slot = "slot_" + suffix;
-        String[] args = Stream.concat(Stream.of(RelayFixtures.asArgs(
-                RelayFixtures.relayEnv(database, kafka, suffix, Ports.free()))),
-                Stream.of("--relay.safety-net.grace=2s", "--relay.safety-net.interval=1s"))
+        String[] args = Stream.concat(
+                        Stream.of(RelayFixtures.asArgs(RelayFixtures.relayEnv(database, kafka, suffix, Ports.free()))),
+                        Stream.of("--relay.safety-net.grace=2s", "--relay.safety-net.interval=1s"))
                 .toArray(String[]::new);
         List<OutboxEvent> inserted = new ArrayList<>();
 
@@ -46,19 +46,25 @@ class CdcSafetyNetIntegrationTests {
 
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(database) == 0);
-            double swept = relay.getBean(MeterRegistry.class).find("outbox_polling_claimed")
-                    .tag("role", "safety-net").counter().count();
+            double swept = relay.getBean(MeterRegistry.class)
+                    .find("outbox_polling_claimed")
+                    .tag("role", "safety-net")
+                    .counter()
+                    .count();
             assertThat(swept).isGreaterThanOrEqualTo(100);
         }
-        Set<String> seen = RelayFixtures.readUntilAll("t-" + suffix + ".payment.events",
-                OutboxRows.ids(inserted),
-                Duration.ofSeconds(60)).stream().map(r -> TopicReader.id(r)).collect(Collectors.toSet());
-        assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
+        Set<String> seen = RelayFixtures.readUntilAll(
+                        "t-" + suffix + ".payment.events", OutboxRows.ids(inserted), Duration.ofSeconds(60))
+                .stream()
+                .map(r -> TopicReader.id(r))
+                .collect(Collectors.toSet());
+        assertThat(seen)
+                .containsAll(inserted.stream().map(e -> e.id().toString()).toList());
     }
 
     private static long pending(String database) {
-        return RelayFixtures.count(database,
+        return RelayFixtures.count(
+                database,
                 "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL");
     }
-
 }

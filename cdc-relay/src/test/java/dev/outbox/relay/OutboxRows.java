@@ -5,7 +5,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-
 import javax.sql.DataSource;
 
 import dev.outbox.contract.EventTypes;
@@ -28,8 +27,7 @@ public final class OutboxRows {
 
     public static final String TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
-    private OutboxRows() {
-    }
+    private OutboxRows() {}
 
     /** A fresh database on the shared server, migrated by payments-api's Flyway migrations. */
     public static String migratedDatabase() {
@@ -39,19 +37,30 @@ public final class OutboxRows {
     }
 
     public static void migrate(String url, String user, String password) {
-        Flyway.configure().dataSource(url, user, password).locations("classpath:db/payments").load().migrate();
+        Flyway.configure()
+                .dataSource(url, user, password)
+                .locations("classpath:db/payments")
+                .load()
+                .migrate();
     }
 
     public static DataSource dataSource(String database) {
-        return new DriverManagerDataSource(SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER,
-                PostgresServer.PASSWORD);
+        return new DriverManagerDataSource(
+                SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER, PostgresServer.PASSWORD);
     }
 
     /** A payment event of schema version 1: version 1 is its PaymentCreated, later versions are refunds. */
     public static OutboxEvent event(UUID payment, long version, String payloadJson) {
-        return new OutboxEvent(UUID.randomUUID(), EventTypes.PAYMENT, payment, version,
-                version == 1 ? EventTypes.PAYMENT_CREATED : EventTypes.PAYMENT_REFUNDED, EventTypes.SCHEMA_VERSION,
-                payloadJson, TRACEPARENT, Instant.now().truncatedTo(ChronoUnit.MICROS));
+        return new OutboxEvent(
+                UUID.randomUUID(),
+                EventTypes.PAYMENT,
+                payment,
+                version,
+                version == 1 ? EventTypes.PAYMENT_CREATED : EventTypes.PAYMENT_REFUNDED,
+                EventTypes.SCHEMA_VERSION,
+                payloadJson,
+                TRACEPARENT,
+                Instant.now().truncatedTo(ChronoUnit.MICROS));
     }
 
     /** The payload of a payment event, as payments-api writes it. */

@@ -1,11 +1,5 @@
 package dev.outbox.relay;
 
-import dev.outbox.payments.outbox.OutboxEvent;
-import dev.outbox.infra.TopicReader;
-import dev.outbox.contract.MessageHeaders;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,10 +15,13 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import dev.outbox.contract.MessageHeaders;
 import dev.outbox.infra.KafkaBroker;
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
+import dev.outbox.infra.TopicReader;
+import dev.outbox.payments.outbox.OutboxEvent;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -36,6 +33,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The lease-based relay against real PostgreSQL and Kafka. Every claim and every scheduled retry is recorded by
@@ -51,22 +51,34 @@ class PollingRelayIntegrationTests {
         String suffix = "poll" + workers + Long.toHexString(System.nanoTime());
         List<OutboxEvent> inserted = OutboxRows.insert(database, 2500, 2);
 
-        try (ConfigurableApplicationContext relay = polling(database, SharedInfra.kafka().bootstrapServers(), suffix,
-                "--relay.polling.workers=" + workers, "--relay.polling.batch-size=50")) {
+        try (ConfigurableApplicationContext relay = polling(
+                database,
+                SharedInfra.kafka().bootstrapServers(),
+                suffix,
+                "--relay.polling.workers=" + workers,
+                "--relay.polling.batch-size=50")) {
             await().atMost(Duration.ofSeconds(120)).until(() -> pending(jdbc) == 0);
         }
 
-        assertThat(jdbc.sql("SELECT count(DISTINCT lock_id) FROM claim_log").query(Long.class).single())
+        assertThat(jdbc.sql("SELECT count(DISTINCT lock_id) FROM claim_log")
+                        .query(Long.class)
+                        .single())
                 .isEqualTo(workers);
         assertThat(jdbc.sql("""
                 SELECT count(*) FROM claim_log a JOIN claim_log b
                   ON a.id = b.id AND a.lock_id <> b.lock_id
                  AND b.claimed_at >= a.claimed_at AND b.claimed_at < a.locked_until""").query(Long.class).single())
-                .as("claims of one row overlapping a valid lease").isZero();
-        assertThat(jdbc.sql("SELECT count(*) FROM claim_log").query(Long.class).single()).isEqualTo(5000);
-        Set<String> seen = ids(TopicReader.untilDistinct(SharedInfra.kafka().adminClientProperties(),
-                "t-" + suffix + ".payment.events", 5000, Duration.ofSeconds(60)));
-        assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
+                .as("claims of one row overlapping a valid lease")
+                .isZero();
+        assertThat(jdbc.sql("SELECT count(*) FROM claim_log").query(Long.class).single())
+                .isEqualTo(5000);
+        Set<String> seen = ids(TopicReader.untilDistinct(
+                SharedInfra.kafka().adminClientProperties(),
+                "t-" + suffix + ".payment.events",
+                5000,
+                Duration.ofSeconds(60)));
+        assertThat(seen)
+                .containsAll(inserted.stream().map(e -> e.id().toString()).toList());
     }
 
     @Test
@@ -76,8 +88,13 @@ class PollingRelayIntegrationTests {
         String suffix = "porder" + Long.toHexString(System.nanoTime());
         List<OutboxEvent> inserted = OutboxRows.insert(database, 300, 4);
 
-        try (ConfigurableApplicationContext relay = polling(database, SharedInfra.kafka().bootstrapServers(), suffix,
-                "--relay.polling.workers=4", "--relay.polling.batch-size=20", "--relay.polling.idle-sleep=20ms",
+        try (ConfigurableApplicationContext relay = polling(
+                database,
+                SharedInfra.kafka().bootstrapServers(),
+                suffix,
+                "--relay.polling.workers=4",
+                "--relay.polling.batch-size=20",
+                "--relay.polling.idle-sleep=20ms",
                 "--relay.polling.per-aggregate-order=true")) {
             await().atMost(Duration.ofSeconds(120)).until(() -> pending(jdbc) == 0);
         }
@@ -88,10 +105,11 @@ class PollingRelayIntegrationTests {
                        SELECT e.id FROM outbox_messages e
                         WHERE e.aggregate_id = m.aggregate_id AND e.aggregate_version < m.aggregate_version)
                  WHERE later.claimed_at < earlier_claim.claimed_at""").query(Long.class).single())
-                .as("a later version claimed before an earlier one of its aggregate").isZero();
+                .as("a later version claimed before an earlier one of its aggregate")
+                .isZero();
         java.util.Map<String, List<Long>> versions = new java.util.HashMap<>();
-        for (var r : RelayFixtures.readUntilAll("t-" + suffix
-                + ".payment.events", OutboxRows.ids(inserted), Duration.ofSeconds(60))) {
+        for (var r : RelayFixtures.readUntilAll(
+                "t-" + suffix + ".payment.events", OutboxRows.ids(inserted), Duration.ofSeconds(60))) {
             versions.computeIfAbsent(r.key(), k -> new ArrayList<>())
                     .add(Long.parseLong(TopicReader.header(r, MessageHeaders.AGGREGATE_VERSION)));
         }
@@ -104,33 +122,50 @@ class PollingRelayIntegrationTests {
         String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = recordClaims(database);
         String suffix = "pdown" + Long.toHexString(System.nanoTime());
-        try (KafkaBroker.ChildProcess broker = new KafkaBroker.ChildProcess(Ports.free(),
-                Files.createTempDirectory("kafka-pdown").resolve("data")).start();
-                ConfigurableApplicationContext relay = polling(database, broker.bootstrapServers(), suffix,
-                        "--relay.kafka.delivery-timeout=1s", "--relay.polling.lease=4s",
-                        "--relay.polling.backoff-base=200ms", "--relay.polling.backoff-cap=2s",
+        try (KafkaBroker.ChildProcess broker = new KafkaBroker.ChildProcess(
+                                Ports.free(),
+                                Files.createTempDirectory("kafka-pdown").resolve("data"))
+                        .start();
+                ConfigurableApplicationContext relay = polling(
+                        database,
+                        broker.bootstrapServers(),
+                        suffix,
+                        "--relay.kafka.delivery-timeout=1s",
+                        "--relay.polling.lease=4s",
+                        "--relay.polling.backoff-base=200ms",
+                        "--relay.polling.backoff-cap=2s",
                         "--relay.polling.idle-sleep=50ms")) {
             broker.kill();
             List<OutboxEvent> inserted = OutboxRows.insert(database, 20, 1);
 
-            await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.sql(
-                    "SELECT min(attempts) FROM outbox_messages").query(Integer.class).single() >= 3);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> jdbc.sql("SELECT min(attempts) FROM outbox_messages")
+                                    .query(Integer.class)
+                                    .single()
+                            >= 3);
             assertThat(jdbc.sql("SELECT count(*) FROM claim_log WHERE claimed_at < due_at")
-                    .query(Long.class).single()).as("claims before next_attempt_at").isZero();
+                            .query(Long.class)
+                            .single())
+                    .as("claims before next_attempt_at")
+                    .isZero();
             List<Long> firstDelays = jdbc.sql("SELECT delay_ms FROM retry_log WHERE attempts = 1")
-                    .query(Long.class).list();
+                    .query(Long.class)
+                    .list();
             assertThat(firstDelays).isNotEmpty().allSatisfy(d -> assertThat(d).isBetween(150L, 450L));
             assertThat(firstDelays.stream().distinct().count()).as("jitter").isGreaterThan(1);
             assertThat(jdbc.sql("SELECT count(*) FROM outbox_messages WHERE last_error LIKE 'TimeoutException%'")
-                    .query(Long.class).single()).isPositive();
+                            .query(Long.class)
+                            .single())
+                    .isPositive();
             assertThat(pending(jdbc)).isEqualTo(20);
 
             broker.start();
 
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0);
-            Set<String> seen = ids(TopicReader.untilDistinct(broker.adminClientProperties(), "t-" + suffix
-                    + ".payment.events", 20, Duration.ofSeconds(30)));
-            assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
+            Set<String> seen = ids(TopicReader.untilDistinct(
+                    broker.adminClientProperties(), "t-" + suffix + ".payment.events", 20, Duration.ofSeconds(30)));
+            assertThat(seen)
+                    .containsAll(inserted.stream().map(e -> e.id().toString()).toList());
         }
     }
 
@@ -142,21 +177,31 @@ class PollingRelayIntegrationTests {
         String topic = "t-" + suffix + ".payment.events";
         String kafka = SharedInfra.kafka().bootstrapServers();
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", kafka))) {
-            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1)
-                    .configs(Map.of("max.message.bytes", "65536")))).all().get();
+            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1).configs(Map.of("max.message.bytes", "65536"))))
+                    .all()
+                    .get();
             UUID poison = insertLarge(database);
-            try (ConfigurableApplicationContext relay = polling(database, kafka, suffix,
-                    "--relay.polling.backoff-base=5ms", "--relay.polling.backoff-cap=40ms",
+            try (ConfigurableApplicationContext relay = polling(
+                    database,
+                    kafka,
+                    suffix,
+                    "--relay.polling.backoff-base=5ms",
+                    "--relay.polling.backoff-cap=40ms",
                     "--relay.polling.idle-sleep=20ms")) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> jdbc.sql(
-                        "SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL")
-                        .query(Long.class).single() == 1);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> jdbc.sql("SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL")
+                                        .query(Long.class)
+                                        .single()
+                                == 1);
                 Map<String, Object> row = jdbc.sql(
-                        "SELECT attempts, last_error, lock_id FROM outbox_messages WHERE id = :id")
-                        .param("id", poison).query().singleRow();
+                                "SELECT attempts, last_error, lock_id FROM outbox_messages WHERE id = :id")
+                        .param("id", poison)
+                        .query()
+                        .singleRow();
                 assertThat(row.get("attempts")).isEqualTo(12);
                 assertThat(row.get("lock_id")).isNull();
-                assertThat((String) row.get("last_error")).startsWith("RecordTooLargeException")
+                assertThat((String) row.get("last_error"))
+                        .startsWith("RecordTooLargeException")
                         .doesNotContain("hunter2");
 
                 String base = "http://127.0.0.1:" + relay.getEnvironment().getProperty("local.server.port")
@@ -165,16 +210,23 @@ class PollingRelayIntegrationTests {
                 HttpResponse<String> list = call("GET", base, "local-admin-token");
                 assertThat(list.body()).contains(poison.toString(), "<redacted").doesNotContain("hunter2");
 
-                admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), List.of(
-                        new AlterConfigOp(new ConfigEntry("max.message.bytes", "2000000"), AlterConfigOp.OpType.SET))))
-                        .all().get();
+                admin.incrementalAlterConfigs(Map.of(
+                                new ConfigResource(ConfigResource.Type.TOPIC, topic),
+                                List.of(new AlterConfigOp(
+                                        new ConfigEntry("max.message.bytes", "2000000"), AlterConfigOp.OpType.SET))))
+                        .all()
+                        .get();
                 HttpResponse<String> requeued = call("POST", base + "/" + poison + "/requeue", "local-admin-token");
                 assertThat(requeued.body()).contains("\"requeued\":1");
 
-                await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0 && jdbc.sql(
-                        "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL").query(Long.class)
-                        .single() == 1);
-                assertThat(ids(TopicReader.untilDistinct(SharedInfra.kafka().adminClientProperties(), topic, 1, Duration.ofSeconds(30))))
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> pending(jdbc) == 0
+                                && jdbc.sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL")
+                                                .query(Long.class)
+                                                .single()
+                                        == 1);
+                assertThat(ids(TopicReader.untilDistinct(
+                                SharedInfra.kafka().adminClientProperties(), topic, 1, Duration.ofSeconds(30))))
                         .containsExactly(poison.toString());
             }
         }
@@ -205,17 +257,19 @@ class PollingRelayIntegrationTests {
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(jdbc) == 0);
         }
 
-        Set<String> seen = ids(RelayFixtures.readUntilAll("t-" + suffix + ".payment.events",
-                OutboxRows.ids(inserted),
-                Duration.ofSeconds(60)));
-        assertThat(seen).containsAll(inserted.stream().map(e -> e.id().toString()).toList());
+        Set<String> seen = ids(RelayFixtures.readUntilAll(
+                "t-" + suffix + ".payment.events", OutboxRows.ids(inserted), Duration.ofSeconds(60)));
+        assertThat(seen)
+                .containsAll(inserted.stream().map(e -> e.id().toString()).toList());
     }
 
-    private static ConfigurableApplicationContext polling(String database, String kafka, String suffix,
-            String... extra) {
+    private static ConfigurableApplicationContext polling(
+            String database, String kafka, String suffix, String... extra) {
         Map<String, String> env = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
-        String[] args = Stream.concat(Stream.of(RelayFixtures.asArgs(env)),
-                Stream.concat(Stream.of("--relay.mode=polling"), Stream.of(extra))).toArray(String[]::new);
+        String[] args = Stream.concat(
+                        Stream.of(RelayFixtures.asArgs(env)),
+                        Stream.concat(Stream.of("--relay.mode=polling"), Stream.of(extra)))
+                .toArray(String[]::new);
         return RelayApplication.builder().run(args);
     }
 
@@ -225,7 +279,8 @@ class PollingRelayIntegrationTests {
         jdbc.sql("""
                 CREATE TABLE claim_log (id uuid, lock_id uuid, claimed_at timestamptz, locked_until timestamptz,
                                         due_at timestamptz, attempts int)""").update();
-        jdbc.sql("CREATE TABLE retry_log (id uuid, attempts int, delay_ms bigint)").update();
+        jdbc.sql("CREATE TABLE retry_log (id uuid, attempts int, delay_ms bigint)")
+                .update();
         jdbc.sql("""
                 CREATE FUNCTION log_claims() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
@@ -248,29 +303,33 @@ class PollingRelayIntegrationTests {
     private static UUID insertLarge(String database) {
         byte[] random = new byte[150_000];
         new java.util.Random(11).nextBytes(random);
-        OutboxEvent large = OutboxRows.event(UUID.randomUUID(), 1, "{\"blob\":\""
-                + java.util.Base64.getEncoder().encodeToString(random) + "\",\"password\":\"hunter2\"}");
+        OutboxEvent large = OutboxRows.event(
+                UUID.randomUUID(),
+                1,
+                "{\"blob\":\"" + java.util.Base64.getEncoder().encodeToString(random) + "\",\"password\":\"hunter2\"}");
         OutboxRows.write(OutboxRows.dataSource(database), List.of(large));
         return large.id();
     }
 
     private static JdbcClient jdbc(String database) {
-        return JdbcClient.create(new DriverManagerDataSource(SharedInfra.postgres().jdbcUrl(database),
-                PostgresServer.USER, PostgresServer.PASSWORD));
+        return JdbcClient.create(new DriverManagerDataSource(
+                SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER, PostgresServer.PASSWORD));
     }
 
     private static long pending(JdbcClient jdbc) {
         return jdbc.sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL")
-                .query(Long.class).single();
+                .query(Long.class)
+                .single();
     }
 
-    private static Set<String> ids(Collection<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> records) {
+    private static Set<String> ids(
+            Collection<org.apache.kafka.clients.consumer.ConsumerRecord<String, String>> records) {
         return records.stream().map(r -> TopicReader.id(r)).collect(Collectors.toSet());
     }
 
     private static HttpResponse<String> call(String method, String url, String token) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url))
-                .method(method, HttpRequest.BodyPublishers.noBody());
+        HttpRequest.Builder request =
+                HttpRequest.newBuilder(URI.create(url)).method(method, HttpRequest.BodyPublishers.noBody());
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
         }

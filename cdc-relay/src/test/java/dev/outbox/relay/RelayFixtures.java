@@ -1,7 +1,5 @@
 package dev.outbox.relay;
 
-import static org.awaitility.Awaitility.await;
-
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -15,11 +13,12 @@ import dev.outbox.infra.SharedInfra;
 import dev.outbox.infra.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
+import static org.awaitility.Awaitility.await;
+
 /** The relay's configuration for one test, and what its tests read back: rows' state and the topic. */
 final class RelayFixtures {
 
-    private RelayFixtures() {
-    }
+    private RelayFixtures() {}
 
     /** The relay's configuration for one test: its own database, slot, offsets topic and event topic. */
     static Map<String, String> relayEnv(String database, String kafka, String suffix, int httpPort) {
@@ -37,23 +36,28 @@ final class RelayFixtures {
 
     /** The same settings as Spring properties, for a relay started in this JVM (the placeholders read them). */
     static String[] asArgs(Map<String, String> env) {
-        return env.entrySet().stream().map(e -> "--" + e.getKey() + "=" + e.getValue()).toArray(String[]::new);
+        return env.entrySet().stream()
+                .map(e -> "--" + e.getKey() + "=" + e.getValue())
+                .toArray(String[]::new);
     }
 
     static void awaitSlotActive(String database, String slot) {
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            try (Connection c = SharedInfra.postgres().connect(database);
-                    PreparedStatement s = c.prepareStatement(
-                            "SELECT active FROM pg_replication_slots WHERE slot_name = ?")) {
-                s.setString(1, slot);
-                var rs = s.executeQuery();
-                return rs.next() && rs.getBoolean(1);
-            }
-        });
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    try (Connection c = SharedInfra.postgres().connect(database);
+                            PreparedStatement s =
+                                    c.prepareStatement("SELECT active FROM pg_replication_slots WHERE slot_name = ?")) {
+                        s.setString(1, slot);
+                        var rs = s.executeQuery();
+                        return rs.next() && rs.getBoolean(1);
+                    }
+                });
     }
 
     static long count(String database, String sql) {
-        try (Connection c = SharedInfra.postgres().connect(database); var s = c.createStatement()) {
+        try (Connection c = SharedInfra.postgres().connect(database);
+                var s = c.createStatement()) {
             var rs = s.executeQuery(sql);
             rs.next();
             return rs.getLong(1);
@@ -63,7 +67,8 @@ final class RelayFixtures {
     }
 
     static long pending(String database) {
-        return count(database,
+        return count(
+                database,
                 "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL");
     }
 
@@ -72,8 +77,8 @@ final class RelayFixtures {
         return TopicReader.untilIds(SharedInfra.kafka().adminClientProperties(), topic, ids, timeout);
     }
 
-    static List<ConsumerRecord<String, String>> readUntilAll(Map<String, Object> client, String topic,
-            Collection<String> ids, Duration timeout) {
+    static List<ConsumerRecord<String, String>> readUntilAll(
+            Map<String, Object> client, String topic, Collection<String> ids, Duration timeout) {
         return TopicReader.untilIds(client, topic, ids, timeout);
     }
 }

@@ -1,7 +1,5 @@
 package dev.outbox.relay;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.outbox.relay.cdc.CdcRelay;
 import dev.outbox.relay.cdc.SlotMonitor;
 import dev.outbox.relay.polling.PollingRelay;
@@ -18,20 +16,24 @@ import org.springframework.context.annotation.FilterType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Which beans each {@code relay.mode} wires, without a server: the relay's own components and configurations,
  * nothing started (no lifecycle runs, so nothing connects).
  */
 class RelayModeWiringTests {
 
-    final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withUserConfiguration(RelayComponents.class);
+    final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(RelayComponents.class);
 
     @Test
     void cdcStreamsWithTheSafetyNetAndNoPollingRelay() {
         runner.withPropertyValues("relay.mode=cdc").run(context -> {
-            assertThat(context).hasSingleBean(CdcRelay.class).hasSingleBean(SlotMonitor.class)
-                    .doesNotHaveBean(PollingRelay.class).doesNotHaveBean("autoFallback");
+            assertThat(context)
+                    .hasSingleBean(CdcRelay.class)
+                    .hasSingleBean(SlotMonitor.class)
+                    .doesNotHaveBean(PollingRelay.class)
+                    .doesNotHaveBean("autoFallback");
             assertThat(context).hasBean("safetyNet");
             assertThat(context.getBean(CdcRelay.class).isAutoStartup()).isTrue();
         });
@@ -45,8 +47,12 @@ class RelayModeWiringTests {
     @Test
     void pollingPollsAndNeitherStreamsNorSweeps() {
         runner.withPropertyValues("relay.mode=polling").run(context -> {
-            assertThat(context).hasSingleBean(PollingRelay.class).doesNotHaveBean(CdcRelay.class)
-                    .doesNotHaveBean(SlotMonitor.class).doesNotHaveBean("safetyNet").doesNotHaveBean("autoFallback");
+            assertThat(context)
+                    .hasSingleBean(PollingRelay.class)
+                    .doesNotHaveBean(CdcRelay.class)
+                    .doesNotHaveBean(SlotMonitor.class)
+                    .doesNotHaveBean("safetyNet")
+                    .doesNotHaveBean("autoFallback");
             assertThat(context.getBean(PollingRelay.class).isAutoStartup()).isTrue();
         });
     }
@@ -54,8 +60,11 @@ class RelayModeWiringTests {
     @Test
     void autoHasBothStoppedAndTheFallbackDecides() {
         runner.withPropertyValues("relay.mode=auto").run(context -> {
-            assertThat(context).hasSingleBean(CdcRelay.class).hasSingleBean(PollingRelay.class)
-                    .hasBean("autoFallback").hasBean("safetyNet");
+            assertThat(context)
+                    .hasSingleBean(CdcRelay.class)
+                    .hasSingleBean(PollingRelay.class)
+                    .hasBean("autoFallback")
+                    .hasBean("safetyNet");
             assertThat(context.getBean(CdcRelay.class).isAutoStartup()).isFalse();
             assertThat(context.getBean(PollingRelay.class).isAutoStartup()).isFalse();
         });
@@ -63,16 +72,20 @@ class RelayModeWiringTests {
 
     @Test
     void anUnknownModeOrALeaseShorterThanTwoDeliveryTimeoutsFailsTheStart() {
-        runner.withPropertyValues("relay.mode=fast").run(context -> assertThat(context).hasFailed());
-        runner.withPropertyValues("relay.mode=polling", "relay.polling.lease=20s",
-                "relay.kafka.delivery-timeout=15s").run(context -> assertThat(context).hasFailed()
-                        .getFailure().hasRootCauseMessage("relay.polling.lease (PT20S) must be at least twice "
+        runner.withPropertyValues("relay.mode=fast")
+                .run(context -> assertThat(context).hasFailed());
+        runner.withPropertyValues("relay.mode=polling", "relay.polling.lease=20s", "relay.kafka.delivery-timeout=15s")
+                .run(context -> assertThat(context)
+                        .hasFailed()
+                        .getFailure()
+                        .hasRootCauseMessage("relay.polling.lease (PT20S) must be at least twice "
                                 + "relay.kafka.delivery-timeout (PT15S)"));
     }
 
     @Configuration(proxyBeanMethods = false)
-    @ComponentScan(basePackageClasses = RelayApplication.class, excludeFilters = @ComponentScan.Filter(
-            type = FilterType.ASSIGNABLE_TYPE, classes = RelayApplication.class))
+    @ComponentScan(
+            basePackageClasses = RelayApplication.class,
+            excludeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = RelayApplication.class))
     @ConfigurationPropertiesScan(basePackageClasses = RelayApplication.class)
     static class RelayComponents {
 
@@ -91,20 +104,16 @@ class RelayModeWiringTests {
         LifecycleProcessor lifecycleProcessor() {
             return new LifecycleProcessor() {
                 @Override
-                public void onRefresh() {
-                }
+                public void onRefresh() {}
 
                 @Override
-                public void onClose() {
-                }
+                public void onClose() {}
 
                 @Override
-                public void start() {
-                }
+                public void start() {}
 
                 @Override
-                public void stop() {
-                }
+                public void stop() {}
 
                 @Override
                 public boolean isRunning() {

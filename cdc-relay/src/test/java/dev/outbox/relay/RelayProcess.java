@@ -1,7 +1,5 @@
 package dev.outbox.relay;
 
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,10 +12,13 @@ import dev.outbox.infra.JavaProcess;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import static org.awaitility.Awaitility.await;
+
 /** A relay in its own JVM, on this test's class path, that a test can SIGKILL. */
 final class RelayProcess implements AutoCloseable {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final Map<String, String> env;
@@ -32,8 +33,13 @@ final class RelayProcess implements AutoCloseable {
     }
 
     RelayProcess start() {
-        process = JavaProcess.builder(RelayApplication.class.getName()).env(env).heap("384m").logTo(log).start();
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+        process = JavaProcess.builder(RelayApplication.class.getName())
+                .env(env)
+                .heap("384m")
+                .logTo(log)
+                .start();
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(250))
                 .until(() -> health() != null);
         return this;
     }
@@ -53,24 +59,34 @@ final class RelayProcess implements AutoCloseable {
     /** "leader", "standby" or "starting"; {@code null} while the process does not answer. */
     String role() {
         JsonNode health = health();
-        return health == null ? null : health.path("components").path("cdcSlot").path("details").path("role")
-                .asString(null);
+        return health == null
+                ? null
+                : health.path("components")
+                        .path("cdcSlot")
+                        .path("details")
+                        .path("role")
+                        .asString(null);
     }
 
     boolean streaming() {
         JsonNode health = health();
-        return health != null && health.path("components").path("cdcSlot").path("details").path("streaming")
-                .asBoolean(false);
+        return health != null
+                && health.path("components")
+                        .path("cdcSlot")
+                        .path("details")
+                        .path("streaming")
+                        .asBoolean(false);
     }
 
     private JsonNode health() {
         try {
-            HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + "/actuator/health")).timeout(Duration.ofSeconds(3))
-                    .header("Authorization", "Bearer local-admin-token")
-                    .build(), HttpResponse.BodyHandlers.ofString());
-            return response.statusCode() == 200 || response.statusCode() == 503 ? JSON.readTree(response.body())
-                    : null;
+            HttpResponse<String> response = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
+                            .timeout(Duration.ofSeconds(3))
+                            .header("Authorization", "Bearer local-admin-token")
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return response.statusCode() == 200 || response.statusCode() == 503 ? JSON.readTree(response.body()) : null;
         } catch (Exception e) {
             return null;
         }

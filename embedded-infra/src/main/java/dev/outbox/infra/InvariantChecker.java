@@ -1,7 +1,5 @@
 package dev.outbox.infra;
 
-import dev.outbox.contract.Topics;
-
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -17,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
+import dev.outbox.contract.Topics;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -33,9 +32,20 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 public final class InvariantChecker {
 
     /** What the checker saw. {@link #holds()} is the verdict; {@link #problems()} says what broke. */
-    public record Report(long payments, long events, long published, long pending, long deadLettered,
-            long ledgerEntries, long duplicateEffects, long missingEffects, long orphanEffects, long balanceMismatches,
-            long wireRecords, long wireDistinct, List<String> problems) {
+    public record Report(
+            long payments,
+            long events,
+            long published,
+            long pending,
+            long deadLettered,
+            long ledgerEntries,
+            long duplicateEffects,
+            long missingEffects,
+            long orphanEffects,
+            long balanceMismatches,
+            long wireRecords,
+            long wireDistinct,
+            List<String> problems) {
 
         public boolean holds() {
             return problems.isEmpty();
@@ -52,30 +62,47 @@ public final class InvariantChecker {
 
         @Override
         public String toString() {
-            return String.format("payments=%d events=%d published=%d pending=%d dead-lettered=%d ledger-entries=%d "
-                    + "duplicate-effects=%d missing-effects=%d orphan-effects=%d balance-mismatches=%d "
-                    + "wire-records=%d wire-duplicates=%d ignored-by-inbox=%d -> %s%s", payments, events, published,
-                    pending, deadLettered, ledgerEntries, duplicateEffects, missingEffects, orphanEffects,
-                    balanceMismatches, wireRecords, wireDuplicates(), ignoredByInbox(), holds() ? "HOLDS" : "BROKEN",
+            return String.format(
+                    "payments=%d events=%d published=%d pending=%d dead-lettered=%d ledger-entries=%d "
+                            + "duplicate-effects=%d missing-effects=%d orphan-effects=%d balance-mismatches=%d "
+                            + "wire-records=%d wire-duplicates=%d ignored-by-inbox=%d -> %s%s",
+                    payments,
+                    events,
+                    published,
+                    pending,
+                    deadLettered,
+                    ledgerEntries,
+                    duplicateEffects,
+                    missingEffects,
+                    orphanEffects,
+                    balanceMismatches,
+                    wireRecords,
+                    wireDuplicates(),
+                    ignoredByInbox(),
+                    holds() ? "HOLDS" : "BROKEN",
                     holds() ? "" : " " + problems);
         }
     }
 
-    private InvariantChecker() {
-    }
+    private InvariantChecker() {}
 
     /**
      * @param kafka client properties (bootstrap servers and credentials) to count the wire, or {@code null} to skip
      *              the topic
      */
-    public static Report check(Connection paymentsDb, Connection accountingDb, String consumer,
-            Map<String, Object> kafka, String topic) throws SQLException {
+    public static Report check(
+            Connection paymentsDb, Connection accountingDb, String consumer, Map<String, Object> kafka, String topic)
+            throws SQLException {
         Map<UUID, BigDecimal> net = new HashMap<>();
-        query(paymentsDb, "SELECT id, amount - refunded_amount FROM payments",
+        query(
+                paymentsDb,
+                "SELECT id, amount - refunded_amount FROM payments",
                 rs -> net.put(rs.getObject(1, UUID.class), rs.getBigDecimal(2)));
         Set<UUID> expectedEffects = new HashSet<>();
         long[] outbox = new long[4];
-        query(paymentsDb, "SELECT id, published_at IS NOT NULL, dead_lettered_at IS NOT NULL FROM outbox_messages",
+        query(
+                paymentsDb,
+                "SELECT id, published_at IS NOT NULL, dead_lettered_at IS NOT NULL FROM outbox_messages",
                 rs -> {
                     outbox[0]++;
                     boolean published = rs.getBoolean(2);
@@ -100,10 +127,14 @@ public final class InvariantChecker {
 
         List<String> problems = new ArrayList<>();
         long duplicates = effects.values().stream().filter(n -> n > 1).count();
-        long missing = expectedEffects.stream().filter(id -> !effects.containsKey(id)).count();
-        long orphans = effects.keySet().stream().filter(id -> !expectedEffects.contains(id)).count();
+        long missing =
+                expectedEffects.stream().filter(id -> !effects.containsKey(id)).count();
+        long orphans = effects.keySet().stream()
+                .filter(id -> !expectedEffects.contains(id))
+                .count();
         long mismatches = net.entrySet().stream()
-                .filter(e -> ledger.getOrDefault(e.getKey(), BigDecimal.ZERO).compareTo(e.getValue()) != 0).count();
+                .filter(e -> ledger.getOrDefault(e.getKey(), BigDecimal.ZERO).compareTo(e.getValue()) != 0)
+                .count();
         if (duplicates > 0) {
             problems.add(duplicates + " events with more than one ledger effect");
         }
@@ -120,15 +151,33 @@ public final class InvariantChecker {
             problems.add(outbox[2] + " outbox rows still pending");
         }
         long[] wire = kafka == null ? new long[2] : countWire(kafka, topic);
-        return new Report(net.size(), outbox[0], outbox[1], outbox[2], outbox[3], entries[0], duplicates, missing,
-                orphans, mismatches, wire[0], wire[1], problems);
+        return new Report(
+                net.size(),
+                outbox[0],
+                outbox[1],
+                outbox[2],
+                outbox[3],
+                entries[0],
+                duplicates,
+                missing,
+                orphans,
+                mismatches,
+                wire[0],
+                wire[1],
+                problems);
     }
 
     /** Records on the topic, and distinct event ids among them (read from the beginning to the current end). */
     static long[] countWire(Map<String, Object> kafka, String topic) {
         List<ConsumerRecord<String, String>> records = TopicReader.toEnd(kafka, topic, Duration.ofSeconds(60));
-        return new long[] {records.size(), records.stream().map(TopicReader::id).filter(java.util.Objects::nonNull)
-                .distinct().count()};
+        return new long[] {
+            records.size(),
+            records.stream()
+                    .map(TopicReader::id)
+                    .filter(java.util.Objects::nonNull)
+                    .distinct()
+                    .count()
+        };
     }
 
     private interface Row {
@@ -136,7 +185,8 @@ public final class InvariantChecker {
     }
 
     private static void query(Connection c, String sql, Row row) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 row.accept(rs);
             }
@@ -169,10 +219,12 @@ public final class InvariantChecker {
      */
     static Map<String, Object> localKafka(String bootstrap) {
         Map<String, String> env = System.getenv();
-        Map<String, Object> config = new HashMap<>("PLAINTEXT".equals(env.get("KAFKA_SECURITY_PROTOCOL"))
-                ? KafkaBroker.clientSecurity(null, null)
-                : KafkaBroker.clientSecurity(env.getOrDefault("KAFKA_USERNAME", KafkaBroker.ADMIN),
-                        env.getOrDefault("KAFKA_PASSWORD", LocalPipeline.KAFKA_ADMIN_PASSWORD)));
+        Map<String, Object> config = new HashMap<>(
+                "PLAINTEXT".equals(env.get("KAFKA_SECURITY_PROTOCOL"))
+                        ? KafkaBroker.clientSecurity(null, null)
+                        : KafkaBroker.clientSecurity(
+                                env.getOrDefault("KAFKA_USERNAME", KafkaBroker.ADMIN),
+                                env.getOrDefault("KAFKA_PASSWORD", LocalPipeline.KAFKA_ADMIN_PASSWORD)));
         config.put("bootstrap.servers", bootstrap);
         return config;
     }

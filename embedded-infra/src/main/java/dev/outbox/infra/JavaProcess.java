@@ -15,8 +15,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class JavaProcess {
 
-    private JavaProcess() {
-    }
+    private JavaProcess() {}
 
     public static Builder builder(String mainClass, String... args) {
         return new Builder(mainClass, List.of(args));
@@ -67,7 +66,6 @@ public final class JavaProcess {
             this.heap = size;
             return this;
         }
-
 
         /** Appends stdout and stderr to this file; without it the child inherits this JVM's streams. */
         public Builder logTo(Path file) {

@@ -32,23 +32,23 @@ import org.apache.kafka.common.resource.ResourceType;
 public final class KafkaAccess {
 
     /** One ALLOW rule of acls.txt. */
-    public record Rule(String principal, AclOperation operation, ResourceType resource, PatternType pattern,
-            String name) {
+    public record Rule(
+            String principal, AclOperation operation, ResourceType resource, PatternType pattern, String name) {
 
         AclBinding binding() {
-            return new AclBinding(new ResourcePattern(resource, name, pattern),
+            return new AclBinding(
+                    new ResourcePattern(resource, name, pattern),
                     new AccessControlEntry("User:" + principal, "*", operation, AclPermissionType.ALLOW));
         }
     }
 
-    private KafkaAccess() {
-    }
+    private KafkaAccess() {}
 
     public static List<Rule> rules() {
         List<Rule> rules = new ArrayList<>();
         for (String[] f : lines("acls.txt", 5)) {
-            rules.add(new Rule(f[0], AclOperation.valueOf(f[1]), ResourceType.valueOf(f[2]), PatternType.valueOf(f[3]),
-                    f[4]));
+            rules.add(new Rule(
+                    f[0], AclOperation.valueOf(f[1]), ResourceType.valueOf(f[2]), PatternType.valueOf(f[3]), f[4]));
         }
         return rules;
     }
@@ -69,13 +69,15 @@ public final class KafkaAccess {
     public static void provision(Admin admin, Map<String, String> passwords) {
         try {
             List<UserScramCredentialUpsertion> users = new ArrayList<>();
-            passwords.forEach((user, password) -> users.add(new UserScramCredentialUpsertion(user,
-                    new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192), password)));
+            passwords.forEach((user, password) -> users.add(new UserScramCredentialUpsertion(
+                    user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 8192), password)));
             admin.alterUserScramCredentials(new ArrayList<>(users)).all().get();
             admin.createAcls(rules().stream().map(Rule::binding).toList()).all().get();
             for (Map.Entry<String, Integer> topic : topics().entrySet()) {
                 try {
-                    admin.createTopics(List.of(new NewTopic(topic.getKey(), topic.getValue(), (short) 1))).all().get();
+                    admin.createTopics(List.of(new NewTopic(topic.getKey(), topic.getValue(), (short) 1)))
+                            .all()
+                            .get();
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
                         throw e;

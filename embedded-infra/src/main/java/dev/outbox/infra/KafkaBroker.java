@@ -82,16 +82,21 @@ public final class KafkaBroker implements AutoCloseable {
         if (user == null) {
             return Map.of("security.protocol", "PLAINTEXT");
         }
-        return Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", MECHANISM,
-                "sasl.jaas.config", jaas(user, password));
+        return Map.of(
+                "security.protocol",
+                "SASL_PLAINTEXT",
+                "sasl.mechanism",
+                MECHANISM,
+                "sasl.jaas.config",
+                jaas(user, password));
     }
 
     static String jaas(String user, String password) {
         if (user.contains("\"") || password.contains("\"") || password.contains(",")) {
             throw new IllegalArgumentException("Kafka user names and passwords may hold no quote or comma");
         }
-        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user
-                + "\" password=\"" + password + "\";";
+        return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + user + "\" password=\""
+                + password + "\";";
     }
 
     public synchronized KafkaBroker start() {
@@ -172,8 +177,8 @@ public final class KafkaBroker implements AutoCloseable {
                 args.add("--add-scram");
                 args.add(MECHANISM + "=[name=" + ADMIN + ",password=" + adminPassword + "]");
             }
-            int rc = StorageTool$.MODULE$.execute(args.toArray(String[]::new),
-                    new PrintStream(PrintStream.nullOutputStream()));
+            int rc = StorageTool$.MODULE$.execute(
+                    args.toArray(String[]::new), new PrintStream(PrintStream.nullOutputStream()));
             Files.deleteIfExists(config);
             if (rc != 0) {
                 throw new IllegalStateException("kafka storage format failed with exit code " + rc);
@@ -188,8 +193,12 @@ public final class KafkaBroker implements AutoCloseable {
      * holds {@code KAFKA_ADMIN_PASSWORD}; prints READY when it accepts connections.
      */
     public static void main(String[] args) throws InterruptedException {
-        KafkaBroker broker = new KafkaBroker(Integer.parseInt(args[0]), Integer.parseInt(args[1]), Path.of(args[2]),
-                System.getenv("KAFKA_ADMIN_PASSWORD")).start();
+        KafkaBroker broker = new KafkaBroker(
+                        Integer.parseInt(args[0]),
+                        Integer.parseInt(args[1]),
+                        Path.of(args[2]),
+                        System.getenv("KAFKA_ADMIN_PASSWORD"))
+                .start();
         Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "kafka-shutdown"));
         System.out.println("READY " + broker.bootstrapServers());
         System.out.flush();
@@ -218,15 +227,15 @@ public final class KafkaBroker implements AutoCloseable {
         }
 
         public synchronized ChildProcess start() {
-            JavaProcess.Builder builder = JavaProcess.builder(KafkaBroker.class.getName(), String.valueOf(port),
-                    String.valueOf(controllerPort), logDir.toString());
+            JavaProcess.Builder builder = JavaProcess.builder(
+                    KafkaBroker.class.getName(),
+                    String.valueOf(port),
+                    String.valueOf(controllerPort),
+                    logDir.toString());
             if (adminPassword != null) {
                 builder.env("KAFKA_ADMIN_PASSWORD", adminPassword);
             }
-            process = builder
-                    .heap("512m")
-                    .logTo(logFile)
-                    .start();
+            process = builder.heap("512m").logTo(logFile).start();
             Ports.awaitListening(port, Duration.ofSeconds(90));
             return this;
         }
@@ -246,8 +255,8 @@ public final class KafkaBroker implements AutoCloseable {
 
         /** As {@link KafkaBroker#adminClientProperties()}. */
         public Map<String, Object> adminClientProperties() {
-            Map<String, Object> props = new HashMap<>(clientSecurity(adminPassword == null ? null : ADMIN,
-                    adminPassword));
+            Map<String, Object> props =
+                    new HashMap<>(clientSecurity(adminPassword == null ? null : ADMIN, adminPassword));
             props.put("bootstrap.servers", bootstrapServers());
             return props;
         }

@@ -29,15 +29,16 @@ public final class LocalPipeline {
 
     /** The local run's Kafka credentials: the admin's, and the services' principals (as in compose.yaml). */
     static final String KAFKA_ADMIN_PASSWORD = "admin-secret";
-    static final Map<String, String> KAFKA_PASSWORDS = Map.of(
-            "relay", "relay-secret", "accounting", "accounting-secret", "ui", "ui-secret");
+
+    static final Map<String, String> KAFKA_PASSWORDS =
+            Map.of("relay", "relay-secret", "accounting", "accounting-secret", "ui", "ui-secret");
     /** Written into a data directory this build created; an older one (trust, plaintext Kafka) is refused. */
     private static final String LAYOUT = "scram-v1";
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
-    private LocalPipeline() {
-    }
+    private LocalPipeline() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("tail")) {
@@ -63,8 +64,10 @@ public final class LocalPipeline {
             }
         } catch (IllegalStateException e) {
             postgres.close();
-            throw new IllegalStateException("could not create the roles; a data directory from an older build "
-                    + "has the databases without them: delete " + home + " for a clean slate", e);
+            throw new IllegalStateException(
+                    "could not create the roles; a data directory from an older build "
+                            + "has the databases without them: delete " + home + " for a clean slate",
+                    e);
         }
         say("starting Kafka on 127.0.0.1:" + kafkaPort + " (SASL/SCRAM, ACLs of docker/kafka/acls.txt)");
         KafkaBroker kafka = KafkaBroker.secured(kafkaPort, controllerPort, home.resolve("kafka"), KAFKA_ADMIN_PASSWORD)
@@ -75,38 +78,86 @@ public final class LocalPipeline {
         Files.writeString(home.resolve("layout"), LAYOUT);
 
         List<Process> services = new ArrayList<>();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            say("stopping");
-            for (int i = services.size() - 1; i >= 0; i--) {
-                Process p = services.get(i);
-                p.destroy();
-                try {
-                    if (!p.waitFor(20, TimeUnit.SECONDS)) {
-                        p.destroyForcibly();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            kafka.close();
-            postgres.close();
-        }, "local-pipeline-shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            say("stopping");
+                            for (int i = services.size() - 1; i >= 0; i--) {
+                                Process p = services.get(i);
+                                p.destroy();
+                                try {
+                                    if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                                        p.destroyForcibly();
+                                    }
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            }
+                            kafka.close();
+                            postgres.close();
+                        },
+                        "local-pipeline-shutdown"));
 
         String db = "jdbc:postgresql://127.0.0.1:" + pgPort + "/";
-        Map<String, String> common = Map.of("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers(),
-                "KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT", "KAFKA_SASL_MECHANISM", KafkaBroker.MECHANISM);
+        Map<String, String> common = Map.of(
+                "KAFKA_BOOTSTRAP_SERVERS",
+                kafka.bootstrapServers(),
+                "KAFKA_SECURITY_PROTOCOL",
+                "SASL_PLAINTEXT",
+                "KAFKA_SASL_MECHANISM",
+                KafkaBroker.MECHANISM);
         // the roles and passwords of docker/postgres/init.sql and the Kafka principals, as in compose
-        services.add(launch("payments-api", logs, common, Map.of(
-                "PAYMENTS_DB_URL", db + "payments", "PAYMENTS_DB_USER", "payments_app",
-                "PAYMENTS_DB_PASSWORD", "payments_app"), 8080, "/readyz"));
-        services.add(launch("cdc-relay", logs, common, Map.of(
-                "RELAY_DB_HOST", "127.0.0.1", "RELAY_DB_PORT", String.valueOf(pgPort), "RELAY_DB_NAME", "payments",
-                "RELAY_DB_USER", "relay", "RELAY_DB_PASSWORD", "relay",
-                "KAFKA_USERNAME", "relay", "KAFKA_PASSWORD", KAFKA_PASSWORDS.get("relay")), 8081, "/actuator/health"));
-        services.add(launch("accounting-consumer", logs, common, Map.of(
-                "ACCOUNTING_DB_URL", db + "accounting", "ACCOUNTING_DB_USER", "accounting_app",
-                "ACCOUNTING_DB_PASSWORD", "accounting_app",
-                "KAFKA_USERNAME", "accounting", "KAFKA_PASSWORD", KAFKA_PASSWORDS.get("accounting")), 8082, "/readyz"));
+        services.add(launch(
+                "payments-api",
+                logs,
+                common,
+                Map.of(
+                        "PAYMENTS_DB_URL",
+                        db + "payments",
+                        "PAYMENTS_DB_USER",
+                        "payments_app",
+                        "PAYMENTS_DB_PASSWORD",
+                        "payments_app"),
+                8080,
+                "/readyz"));
+        services.add(launch(
+                "cdc-relay",
+                logs,
+                common,
+                Map.of(
+                        "RELAY_DB_HOST",
+                        "127.0.0.1",
+                        "RELAY_DB_PORT",
+                        String.valueOf(pgPort),
+                        "RELAY_DB_NAME",
+                        "payments",
+                        "RELAY_DB_USER",
+                        "relay",
+                        "RELAY_DB_PASSWORD",
+                        "relay",
+                        "KAFKA_USERNAME",
+                        "relay",
+                        "KAFKA_PASSWORD",
+                        KAFKA_PASSWORDS.get("relay")),
+                8081,
+                "/actuator/health"));
+        services.add(launch(
+                "accounting-consumer",
+                logs,
+                common,
+                Map.of(
+                        "ACCOUNTING_DB_URL",
+                        db + "accounting",
+                        "ACCOUNTING_DB_USER",
+                        "accounting_app",
+                        "ACCOUNTING_DB_PASSWORD",
+                        "accounting_app",
+                        "KAFKA_USERNAME",
+                        "accounting",
+                        "KAFKA_PASSWORD",
+                        KAFKA_PASSWORDS.get("accounting")),
+                8082,
+                "/readyz"));
 
         say("""
                 the pipeline is up (logs in %s)
@@ -138,8 +189,13 @@ public final class LocalPipeline {
         }
     }
 
-    private static Process launch(String service, Path logs, Map<String, String> common, Map<String, String> own,
-            int port, String readiness) {
+    private static Process launch(
+            String service,
+            Path logs,
+            Map<String, String> common,
+            Map<String, String> own,
+            int port,
+            String readiness) {
         Path jar = jarOf(service);
         Map<String, String> env = new LinkedHashMap<>(common);
         env.putAll(own);
@@ -162,7 +218,8 @@ public final class LocalPipeline {
     private static Path jarOf(String service) {
         Path target = Path.of(service, "target");
         try (Stream<Path> files = Files.exists(target) ? Files.list(target) : Stream.empty()) {
-            return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar")).findFirst()
+            return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar"))
+                    .findFirst()
                     .orElseThrow(() -> new IllegalStateException("no " + target + "/*-exec.jar: run "
                             + "./mvnw -DskipTests package first (./run-local.sh does)"));
         } catch (IOException e) {
@@ -172,8 +229,13 @@ public final class LocalPipeline {
 
     private static boolean healthy(int port, String path) {
         try {
-            return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            return HTTP.send(
+                                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                            .timeout(Duration.ofSeconds(2))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.discarding())
+                            .statusCode()
+                    == 200;
         } catch (IOException e) {
             return false;
         } catch (InterruptedException e) {

@@ -11,8 +11,7 @@ import java.time.Duration;
 /** Loopback port helpers: every server this project starts binds to 127.0.0.1. */
 public final class Ports {
 
-    private Ports() {
-    }
+    private Ports() {}
 
     public static int free() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -22,7 +21,6 @@ public final class Ports {
             throw new UncheckedIOException(e);
         }
     }
-
 
     public static boolean isListening(int port) {
         try (Socket s = new Socket()) {

@@ -31,8 +31,12 @@ public final class PostgresServer implements AutoCloseable {
     private final java.util.Map<String, String> settings;
     private final boolean throwAway;
 
-    private PostgresServer(EmbeddedPostgres postgres, Path dataDir, boolean durable,
-            java.util.Map<String, String> settings, boolean throwAway) {
+    private PostgresServer(
+            EmbeddedPostgres postgres,
+            Path dataDir,
+            boolean durable,
+            java.util.Map<String, String> settings,
+            boolean throwAway) {
         this.throwAway = throwAway;
         this.postgres = postgres;
         this.dataDir = dataDir;
@@ -50,43 +54,44 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     /** As {@link #start(int, Path, boolean)}, with server settings overridden (e.g. {@code wal_level=replica}). */
-    public static PostgresServer start(int port, Path dataDir, boolean durable, java.util.Map<String, String> settings) {
+    public static PostgresServer start(
+            int port, Path dataDir, boolean durable, java.util.Map<String, String> settings) {
         try {
             Path dir = dataDir != null ? dataDir : java.nio.file.Files.createTempDirectory("pg-data");
-            return new PostgresServer(builder(port, dir, durable, settings).start(), dir, durable, settings,
-                    dataDir == null);
+            return new PostgresServer(
+                    builder(port, dir, durable, settings).start(), dir, durable, settings, dataDir == null);
         } catch (IOException e) {
             throw new UncheckedIOException("embedded PostgreSQL did not start", e);
         }
     }
 
-    private static EmbeddedPostgres.Builder builder(int port, Path dir, boolean durable,
-            java.util.Map<String, String> settings) {
+    private static EmbeddedPostgres.Builder builder(
+            int port, Path dir, boolean durable, java.util.Map<String, String> settings) {
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
-                    // passed to initdb: the superuser gets its password, no connection is trusted
-                    .setLocaleConfig("auth-host", "scram-sha-256")
-                    .setLocaleConfig("auth-local", "scram-sha-256")
-                    .setLocaleConfig("pwfile", passwordFile().toString())
-                    .setDataDirectoryCustomizer(PostgresServer::requirePasswords)
-                    // zonky's own readiness check logs in as the superuser too
-                    .setConnectConfig("password", PASSWORD)
-                    .setPort(port)
-                    .setPGStartupWait(Duration.ofSeconds(60))
-                    .setServerConfig("listen_addresses", "127.0.0.1")
-                    .setServerConfig("wal_level", "logical")
-                    .setServerConfig("max_replication_slots", "20")
-                    .setServerConfig("max_wal_senders", "20")
-                    .setServerConfig("max_slot_wal_keep_size", "1GB")
-                    .setServerConfig("wal_sender_timeout", "30s")
-                    .setServerConfig("max_connections", "300")
-                    .setServerConfig("shared_buffers", "256MB")
-                    .setServerConfig("synchronous_commit", "on")
-                    .setServerConfig("password_encryption", "scram-sha-256")
-                    .setServerConfig("fsync", durable ? "on" : "off")
-                    .setServerConfig("full_page_writes", durable ? "on" : "off")
-                    .setServerConfig("log_min_messages", "warning")
-                    .setOutputRedirector(ProcessBuilder.Redirect.DISCARD)
-                    .setErrorRedirector(ProcessBuilder.Redirect.DISCARD);
+                // passed to initdb: the superuser gets its password, no connection is trusted
+                .setLocaleConfig("auth-host", "scram-sha-256")
+                .setLocaleConfig("auth-local", "scram-sha-256")
+                .setLocaleConfig("pwfile", passwordFile().toString())
+                .setDataDirectoryCustomizer(PostgresServer::requirePasswords)
+                // zonky's own readiness check logs in as the superuser too
+                .setConnectConfig("password", PASSWORD)
+                .setPort(port)
+                .setPGStartupWait(Duration.ofSeconds(60))
+                .setServerConfig("listen_addresses", "127.0.0.1")
+                .setServerConfig("wal_level", "logical")
+                .setServerConfig("max_replication_slots", "20")
+                .setServerConfig("max_wal_senders", "20")
+                .setServerConfig("max_slot_wal_keep_size", "1GB")
+                .setServerConfig("wal_sender_timeout", "30s")
+                .setServerConfig("max_connections", "300")
+                .setServerConfig("shared_buffers", "256MB")
+                .setServerConfig("synchronous_commit", "on")
+                .setServerConfig("password_encryption", "scram-sha-256")
+                .setServerConfig("fsync", durable ? "on" : "off")
+                .setServerConfig("full_page_writes", durable ? "on" : "off")
+                .setServerConfig("log_min_messages", "warning")
+                .setOutputRedirector(ProcessBuilder.Redirect.DISCARD)
+                .setErrorRedirector(ProcessBuilder.Redirect.DISCARD);
         settings.forEach(builder::setServerConfig);
         return builder.setDataDirectory(dir).setCleanDataDirectory(false);
     }
@@ -112,7 +117,9 @@ public final class PostgresServer implements AutoCloseable {
     /** initdb's --pwfile: the superuser's password, in a file only this user can read, deleted on exit. */
     private static Path passwordFile() {
         try {
-            Path file = java.nio.file.Files.createTempFile("pg-superuser", ".pw",
+            Path file = java.nio.file.Files.createTempFile(
+                    "pg-superuser",
+                    ".pw",
                     java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
                             java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
             java.nio.file.Files.writeString(file, PASSWORD + "\n");
@@ -136,7 +143,8 @@ public final class PostgresServer implements AutoCloseable {
         if (!name.matches("[a-z_][a-z0-9_]{0,62}")) {
             throw new IllegalArgumentException("not a plain database name: " + name);
         }
-        try (Connection c = connect("postgres"); Statement s = c.createStatement()) {
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement()) {
             var rs = s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + name + "'");
             if (!rs.next()) {
                 s.execute("CREATE DATABASE " + name);
@@ -155,7 +163,8 @@ public final class PostgresServer implements AutoCloseable {
      * @return whether the script ran
      */
     public boolean applyInitScript() {
-        try (Connection c = connect("postgres"); Statement s = c.createStatement();
+        try (Connection c = connect("postgres");
+                Statement s = c.createStatement();
                 var rs = s.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = 'payments_app'")) {
             if (rs.next()) {
                 return false;
@@ -172,8 +181,7 @@ public final class PostgresServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        record Step(String database, String sql) {
-        }
+        record Step(String database, String sql) {}
         String database = "postgres";
         StringBuilder sql = new StringBuilder();
         List<Step> steps = new ArrayList<>();
@@ -191,7 +199,8 @@ public final class PostgresServer implements AutoCloseable {
         }
         for (Step each : steps) {
             // one statement per round trip: CREATE DATABASE refuses to run inside the implicit transaction of a batch
-            try (Connection c = connect(each.database()); Statement s = c.createStatement()) {
+            try (Connection c = connect(each.database());
+                    Statement s = c.createStatement()) {
                 s.execute(each.sql());
             } catch (SQLException e) {
                 throw new IllegalStateException("init.sql failed on database " + each.database(), e);
@@ -211,7 +220,9 @@ public final class PostgresServer implements AutoCloseable {
      */
     public synchronized void restartImmediately() {
         try {
-            long pid = Long.parseLong(java.nio.file.Files.readAllLines(dataDir.resolve("postmaster.pid")).get(0).trim());
+            long pid = Long.parseLong(java.nio.file.Files.readAllLines(dataDir.resolve("postmaster.pid"))
+                    .get(0)
+                    .trim());
             // what pg_ctl -m immediate does: SIGQUIT to the postmaster
             Process quit = new ProcessBuilder("kill", "-QUIT", String.valueOf(pid)).start();
             if (quit.waitFor() != 0) {
@@ -236,7 +247,8 @@ public final class PostgresServer implements AutoCloseable {
             postgres.close();
             if (throwAway) {
                 try (var files = java.nio.file.Files.walk(dataDir)) {
-                    files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                    files.sorted(java.util.Comparator.reverseOrder())
+                            .forEach(f -> f.toFile().delete());
                 }
             }
         } catch (IOException e) {

@@ -14,8 +14,7 @@ public final class SharedInfra {
     private static PostgresServer postgres;
     private static KafkaBroker kafka;
 
-    private SharedInfra() {
-    }
+    private SharedInfra() {}
 
     public static synchronized PostgresServer postgres() {
         if (postgres == null) {

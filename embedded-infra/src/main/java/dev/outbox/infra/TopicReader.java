@@ -25,25 +25,24 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 public final class TopicReader {
 
-    private TopicReader() {
-    }
+    private TopicReader() {}
 
     /** Reads until every one of {@code ids} (event id headers) was seen, or the timeout passed. */
-    public static List<ConsumerRecord<String, String>> untilIds(Map<String, Object> client, String topic,
-            Collection<String> ids, Duration timeout) {
+    public static List<ConsumerRecord<String, String>> untilIds(
+            Map<String, Object> client, String topic, Collection<String> ids, Duration timeout) {
         Set<String> wanted = Set.copyOf(ids);
         return until(client, topic, seen -> seen.containsAll(wanted), timeout);
     }
 
     /** Reads until {@code distinctIds} different event ids were seen, or the timeout passed. */
-    public static List<ConsumerRecord<String, String>> untilDistinct(Map<String, Object> client, String topic,
-            int distinctIds, Duration timeout) {
+    public static List<ConsumerRecord<String, String>> untilDistinct(
+            Map<String, Object> client, String topic, int distinctIds, Duration timeout) {
         return until(client, topic, seen -> seen.size() >= distinctIds, timeout);
     }
 
     /** Reads everything up to the topic's end offsets at the time of the call. */
-    public static List<ConsumerRecord<String, String>> toEnd(Map<String, Object> client, String topic,
-            Duration timeout) {
+    public static List<ConsumerRecord<String, String>> toEnd(
+            Map<String, Object> client, String topic, Duration timeout) {
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = consumer(client)) {
             List<TopicPartition> partitions = assignAll(consumer, topic);
@@ -60,7 +59,8 @@ public final class TopicReader {
     /** Hands every record to {@code sink} until the thread is interrupted (the console tail). */
     public static void follow(Map<String, Object> client, String topic, Consumer<ConsumerRecord<String, String>> sink) {
         try (KafkaConsumer<String, String> consumer = consumer(client)) {
-            while (assignAll(consumer, topic).isEmpty() && !Thread.currentThread().isInterrupted()) {
+            while (assignAll(consumer, topic).isEmpty()
+                    && !Thread.currentThread().isInterrupted()) {
                 sleep();
             }
             while (!Thread.currentThread().isInterrupted()) {
@@ -79,8 +79,8 @@ public final class TopicReader {
         return header(record, MessageHeaders.ID);
     }
 
-    private static List<ConsumerRecord<String, String>> until(Map<String, Object> client, String topic,
-            Predicate<Set<String>> done, Duration timeout) {
+    private static List<ConsumerRecord<String, String>> until(
+            Map<String, Object> client, String topic, Predicate<Set<String>> done, Duration timeout) {
         List<ConsumerRecord<String, String>> records = new ArrayList<>();
         Set<String> ids = new HashSet<>();
         try (KafkaConsumer<String, String> consumer = consumer(client)) {
@@ -106,7 +106,8 @@ public final class TopicReader {
     /** Assigns every partition the topic has now, from the beginning; none while the topic does not exist yet. */
     private static List<TopicPartition> assignAll(KafkaConsumer<String, String> consumer, String topic) {
         List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(10)).stream()
-                .map(p -> new TopicPartition(topic, p.partition())).toList();
+                .map(p -> new TopicPartition(topic, p.partition()))
+                .toList();
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
         return partitions;

@@ -1,9 +1,8 @@
 package dev.outbox.infra;
 
-import dev.outbox.contract.Topics;
-
 import java.nio.charset.StandardCharsets;
 
+import dev.outbox.contract.Topics;
 import org.apache.kafka.common.header.Header;
 
 /**
@@ -13,8 +12,7 @@ import org.apache.kafka.common.header.Header;
  */
 final class TopicTail {
 
-    private TopicTail() {
-    }
+    private TopicTail() {}
 
     static void main(String[] args) {
         String topic = args.length > 0 ? args[0] : Topics.PAYMENT_EVENTS;
@@ -22,11 +20,13 @@ final class TopicTail {
         TopicReader.follow(InvariantChecker.localKafka(bootstrap), topic, r -> {
             StringBuilder headers = new StringBuilder();
             for (Header h : r.headers()) {
-                headers.append(' ').append(h.key()).append('=')
+                headers.append(' ')
+                        .append(h.key())
+                        .append('=')
                         .append(h.value() == null ? "" : new String(h.value(), StandardCharsets.UTF_8));
             }
-            System.out.printf("%s-%d@%d key=%s%s%n  %s%n", r.topic(), r.partition(), r.offset(), r.key(), headers,
-                    r.value());
+            System.out.printf(
+                    "%s-%d@%d key=%s%s%n  %s%n", r.topic(), r.partition(), r.offset(), r.key(), headers, r.value());
         });
     }
 }

@@ -16,8 +16,8 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  *
  * @param traceparent W3C trace context, correlation only; may be {@code null}
  */
-public record EventEnvelope(UUID id, String eventType, int schemaVersion, long aggregateVersion, Instant occurredAt,
-        String traceparent) {
+public record EventEnvelope(
+        UUID id, String eventType, int schemaVersion, long aggregateVersion, Instant occurredAt, String traceparent) {
 
     public EventEnvelope {
         if (id == null || eventType == null || eventType.isBlank() || occurredAt == null) {

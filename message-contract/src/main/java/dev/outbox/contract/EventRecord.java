@@ -23,14 +23,17 @@ public record EventRecord(String topic, String key, EventEnvelope envelope, byte
 
     /** @throws InvalidEnvelope when the headers do not make an envelope */
     public static EventRecord of(ConsumerRecord<String, byte[]> record) {
-        return new EventRecord(record.topic(), record.key(), EventEnvelope.fromHeaders(record.headers()),
-                record.value());
+        return new EventRecord(
+                record.topic(), record.key(), EventEnvelope.fromHeaders(record.headers()), record.value());
     }
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof EventRecord r && topic.equals(r.topic) && Objects.equals(key, r.key)
-                && envelope.equals(r.envelope) && Arrays.equals(payload, r.payload);
+        return other instanceof EventRecord r
+                && topic.equals(r.topic)
+                && Objects.equals(key, r.key)
+                && envelope.equals(r.envelope)
+                && Arrays.equals(payload, r.payload);
     }
 
     @Override

@@ -15,9 +15,8 @@ public final class MessageHeaders {
     public static final String OCCURRED_AT = "occurred_at";
     public static final String TRACEPARENT = "traceparent";
 
-    public static final List<String> ALL = List.of(ID, EVENT_TYPE, SCHEMA_VERSION, AGGREGATE_VERSION, OCCURRED_AT,
-            TRACEPARENT);
+    public static final List<String> ALL =
+            List.of(ID, EVENT_TYPE, SCHEMA_VERSION, AGGREGATE_VERSION, OCCURRED_AT, TRACEPARENT);
 
-    private MessageHeaders() {
-    }
+    private MessageHeaders() {}
 }

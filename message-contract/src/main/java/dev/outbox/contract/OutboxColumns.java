@@ -29,12 +29,12 @@ public final class OutboxColumns {
         HEADER_OF_COLUMN = java.util.Collections.unmodifiableMap(headers);
     }
 
-    private OutboxColumns() {
-    }
+    private OutboxColumns() {}
 
     /** {@code transforms.outbox.table.fields.additional.placement}: {@code column:header:name,...}. */
     public static String routerHeaderPlacement() {
-        return HEADER_OF_COLUMN.entrySet().stream().map(e -> e.getKey() + ":header:" + e.getValue())
+        return HEADER_OF_COLUMN.entrySet().stream()
+                .map(e -> e.getKey() + ":header:" + e.getValue())
                 .collect(Collectors.joining(","));
     }
 }

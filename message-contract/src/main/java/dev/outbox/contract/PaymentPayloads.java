@@ -10,13 +10,10 @@ import java.util.UUID;
  */
 public final class PaymentPayloads {
 
-    private PaymentPayloads() {
-    }
+    private PaymentPayloads() {}
 
-    public record PaymentCreated(UUID paymentId, String clientId, String amount, String currency, Instant occurredAt) {
-    }
+    public record PaymentCreated(UUID paymentId, String clientId, String amount, String currency, Instant occurredAt) {}
 
-    public record PaymentRefunded(UUID paymentId, UUID refundId, String amount, String currency, String refundedTotal,
-            Instant occurredAt) {
-    }
+    public record PaymentRefunded(
+            UUID paymentId, UUID refundId, String amount, String currency, String refundedTotal, Instant occurredAt) {}
 }

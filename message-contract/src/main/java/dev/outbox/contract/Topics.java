@@ -8,8 +8,7 @@ public final class Topics {
     /** The payment aggregate's topic under the default pattern (a constant, for annotations; a test pins it). */
     public static final String PAYMENT_EVENTS = "payments.payment.events";
 
-    private Topics() {
-    }
+    private Topics() {}
 
     public static String forAggregate(String pattern, String aggregateType) {
         if (!pattern.contains(AGGREGATE_TYPE_PLACEHOLDER)) {

@@ -1,8 +1,5 @@
 package dev.outbox.contract;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -13,29 +10,45 @@ import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 /** The wire format, pinned: a renamed header or a changed spelling fails here, in milliseconds. */
 class EventEnvelopeTests {
 
-    static final EventEnvelope ENVELOPE = new EventEnvelope(UUID.fromString("0b8f3a1e-5c7d-4e2f-9a61-3d2b7c8e9f01"),
-            EventTypes.PAYMENT_REFUNDED, 1, 3, Instant.parse("2026-12-02T10:00:00.123456Z"),
+    static final EventEnvelope ENVELOPE = new EventEnvelope(
+            UUID.fromString("0b8f3a1e-5c7d-4e2f-9a61-3d2b7c8e9f01"),
+            EventTypes.PAYMENT_REFUNDED,
+            1,
+            3,
+            Instant.parse("2026-12-02T10:00:00.123456Z"),
             "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
 
     @Test
     void theSixHeadersAreSpelledOnceAndInThisOrder() {
-        assertThat(MessageHeaders.ALL).containsExactly("id", "event_type", "schema_version", "aggregate_version",
-                "occurred_at", "traceparent");
+        assertThat(MessageHeaders.ALL)
+                .containsExactly(
+                        "id", "event_type", "schema_version", "aggregate_version", "occurred_at", "traceparent");
         Headers headers = ENVELOPE.toHeaders();
-        assertThat(StreamSupport.stream(headers.spliterator(), false).map(Header::key).toList())
+        assertThat(StreamSupport.stream(headers.spliterator(), false)
+                        .map(Header::key)
+                        .toList())
                 .isEqualTo(MessageHeaders.ALL);
-        assertThat(values(headers)).containsExactly("0b8f3a1e-5c7d-4e2f-9a61-3d2b7c8e9f01", "PaymentRefunded", "1", "3",
-                "2026-12-02T10:00:00.123456Z", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        assertThat(values(headers))
+                .containsExactly(
+                        "0b8f3a1e-5c7d-4e2f-9a61-3d2b7c8e9f01",
+                        "PaymentRefunded",
+                        "1",
+                        "3",
+                        "2026-12-02T10:00:00.123456Z",
+                        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
     }
 
     @Test
     void headersRoundTripAndTheTraceparentIsOptional() {
         assertThat(EventEnvelope.fromHeaders(ENVELOPE.toHeaders())).isEqualTo(ENVELOPE);
-        EventEnvelope untraced = new EventEnvelope(ENVELOPE.id(), EventTypes.PAYMENT_CREATED, 1, 1,
-                ENVELOPE.occurredAt(), null);
+        EventEnvelope untraced =
+                new EventEnvelope(ENVELOPE.id(), EventTypes.PAYMENT_CREATED, 1, 1, ENVELOPE.occurredAt(), null);
         assertThat(EventEnvelope.fromHeaders(untraced.toHeaders())).isEqualTo(untraced);
         assertThat(untraced.toHeaders().lastHeader(MessageHeaders.TRACEPARENT)).isNull();
     }
@@ -44,31 +57,40 @@ class EventEnvelopeTests {
     void aMalformedHeaderIsNamedNeverEchoed() {
         Headers noId = ENVELOPE.toHeaders();
         noId.remove(MessageHeaders.ID);
-        assertThatThrownBy(() -> EventEnvelope.fromHeaders(noId)).isInstanceOf(InvalidEnvelope.class)
+        assertThatThrownBy(() -> EventEnvelope.fromHeaders(noId))
+                .isInstanceOf(InvalidEnvelope.class)
                 .hasMessage("missing id header");
-        for (String[] bad : new String[][] {{MessageHeaders.ID, "<script>"}, {MessageHeaders.AGGREGATE_VERSION, "0"},
-                {MessageHeaders.AGGREGATE_VERSION, "-1"}, {MessageHeaders.SCHEMA_VERSION, "x"},
-                {MessageHeaders.OCCURRED_AT, "yesterday"}}) {
+        for (String[] bad : new String[][] {
+            {MessageHeaders.ID, "<script>"},
+            {MessageHeaders.AGGREGATE_VERSION, "0"},
+            {MessageHeaders.AGGREGATE_VERSION, "-1"},
+            {MessageHeaders.SCHEMA_VERSION, "x"},
+            {MessageHeaders.OCCURRED_AT, "yesterday"}
+        }) {
             Headers headers = ENVELOPE.toHeaders();
             headers.remove(bad[0]);
             headers.add(bad[0], bad[1].getBytes(StandardCharsets.UTF_8));
-            assertThatThrownBy(() -> EventEnvelope.fromHeaders(headers)).isInstanceOf(InvalidEnvelope.class)
-                    .hasMessageContaining(bad[0]).hasMessageNotContaining(bad[1]);
+            assertThatThrownBy(() -> EventEnvelope.fromHeaders(headers))
+                    .isInstanceOf(InvalidEnvelope.class)
+                    .hasMessageContaining(bad[0])
+                    .hasMessageNotContaining(bad[1]);
         }
     }
 
     @Test
     void theRoutersHeaderPlacementComesFromTheSameNames() {
-        assertThat(OutboxColumns.routerHeaderPlacement()).isEqualTo("event_type:header:event_type,"
-                + "schema_version:header:schema_version,aggregate_version:header:aggregate_version,"
-                + "occurred_at:header:occurred_at,trace_parent:header:traceparent");
+        assertThat(OutboxColumns.routerHeaderPlacement())
+                .isEqualTo("event_type:header:event_type,"
+                        + "schema_version:header:schema_version,aggregate_version:header:aggregate_version,"
+                        + "occurred_at:header:occurred_at,trace_parent:header:traceparent");
         assertThat(List.copyOf(OutboxColumns.HEADER_OF_COLUMN.values()))
                 .containsExactlyElementsOf(MessageHeaders.ALL.subList(1, 6));
     }
 
     @Test
     void topicsFollowThePattern() {
-        assertThat(Topics.PAYMENT_EVENTS).isEqualTo("payments.payment.events")
+        assertThat(Topics.PAYMENT_EVENTS)
+                .isEqualTo("payments.payment.events")
                 .isEqualTo(Topics.forAggregate(Topics.DEFAULT_PATTERN, EventTypes.PAYMENT));
         assertThat(Topics.deadLetters(Topics.PAYMENT_EVENTS)).isEqualTo("payments.payment.events.DLT");
         assertThat(Topics.forAggregate("t-x.{aggregateType}.events", "payment")).isEqualTo("t-x.payment.events");
@@ -77,6 +99,7 @@ class EventEnvelopeTests {
 
     private static List<String> values(Headers headers) {
         return StreamSupport.stream(headers.spliterator(), false)
-                .map(h -> new String(h.value(), StandardCharsets.UTF_8)).toList();
+                .map(h -> new String(h.value(), StandardCharsets.UTF_8))
+                .toList();
     }
 }

@@ -1,15 +1,13 @@
 package dev.outbox.pause;
 
-import dev.outbox.payments.PaymentsApplication;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
+import dev.outbox.payments.PaymentsApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
@@ -24,8 +22,7 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  */
 public final class PausingPaymentsApi {
 
-    private PausingPaymentsApi() {
-    }
+    private PausingPaymentsApi() {}
 
     public static void main(String[] args) {
         new SpringApplicationBuilder(PaymentsApplication.class, PauseAfterCommit.class).run(args);

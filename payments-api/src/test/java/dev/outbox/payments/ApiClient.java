@@ -14,7 +14,8 @@ public final class ApiClient {
     public static final String CLIENT_A_KEY = "local-key-client-a";
     public static final String CLIENT_B_KEY = "local-key-client-b";
 
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String baseUrl;
 
     public ApiClient(String baseUrl) {

@@ -1,8 +1,5 @@
 package dev.outbox.payments;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,12 +13,15 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.outbox.infra.JavaProcess;
 import dev.outbox.infra.Ports;
-import dev.outbox.pause.PausingPaymentsApi;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
+import dev.outbox.pause.PausingPaymentsApi;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The API process is SIGKILLed after its transaction committed and before it answered (the
@@ -33,8 +33,8 @@ class ApiCrashIntegrationTests {
     @Test
     void crashBetweenCommitAndResponseThenClientRetryGetsTheSameResponse() throws Exception {
         String database = SharedInfra.freshDatabase("payments");
-        JdbcClient jdbc = JdbcClient.create(new DriverManagerDataSource(SharedInfra.postgres().jdbcUrl(database),
-                PostgresServer.USER, PostgresServer.PASSWORD));
+        JdbcClient jdbc = JdbcClient.create(new DriverManagerDataSource(
+                SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER, PostgresServer.PASSWORD));
         int port = Ports.free();
         Path marker = Files.createTempDirectory("api-crash").resolve("reached");
         Map<String, String> env = new HashMap<>(Map.of(
@@ -55,37 +55,56 @@ class ApiCrashIntegrationTests {
             JavaProcess.kill(first);
         }
         assertThat(lost).failsWithin(Duration.ofSeconds(10));
-        assertThat(jdbc.sql("SELECT count(*) FROM payments").query(Long.class).single()).isEqualTo(1);
-        assertThat(jdbc.sql("SELECT count(*) FROM outbox_messages").query(Long.class).single()).isEqualTo(1);
+        assertThat(jdbc.sql("SELECT count(*) FROM payments").query(Long.class).single())
+                .isEqualTo(1);
+        assertThat(jdbc.sql("SELECT count(*) FROM outbox_messages")
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(1);
 
         Process second = start(PaymentsApplication.class, env, port, "api-crash-2");
         try {
-            HttpResponse<String> retried = http.send(request(port, "retry-me", body),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> retried =
+                    http.send(request(port, "retry-me", body), HttpResponse.BodyHandlers.ofString());
             assertThat(retried.statusCode()).isEqualTo(201);
             assertThat(retried.headers().firstValue("Idempotent-Replayed")).hasValue("true");
             String stored = jdbc.sql("SELECT convert_from(response_body, 'UTF8') FROM idempotency_keys")
-                    .query(String.class).single();
+                    .query(String.class)
+                    .single();
             assertThat(retried.body()).isEqualTo(stored).contains("\"amount\":\"80.00\"");
         } finally {
             JavaProcess.kill(second);
         }
-        assertThat(jdbc.sql("SELECT count(*) FROM payments").query(Long.class).single()).isEqualTo(1);
-        assertThat(jdbc.sql("SELECT count(*) FROM outbox_messages").query(Long.class).single()).isEqualTo(1);
+        assertThat(jdbc.sql("SELECT count(*) FROM payments").query(Long.class).single())
+                .isEqualTo(1);
+        assertThat(jdbc.sql("SELECT count(*) FROM outbox_messages")
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(1);
     }
 
     private static Process start(Class<?> main, Map<String, String> env, int port, String name) {
-        Process process = JavaProcess.builder(main.getName()).env(env).heap("384m")
-                .logTo(Path.of("target", name + ".log")).start();
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).until(() -> {
-            try {
-                return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/readyz")).build(),
-                        HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        Process process = JavaProcess.builder(main.getName())
+                .env(env)
+                .heap("384m")
+                .logTo(Path.of("target", name + ".log"))
+                .start();
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> {
+                    try {
+                        return HttpClient.newHttpClient()
+                                        .send(
+                                                HttpRequest.newBuilder(
+                                                                URI.create("http://127.0.0.1:" + port + "/readyz"))
+                                                        .build(),
+                                                HttpResponse.BodyHandlers.discarding())
+                                        .statusCode()
+                                == 200;
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
         return process;
     }
 

@@ -1,20 +1,19 @@
 package dev.outbox.payments;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.net.http.HttpResponse;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A command that fails rolls back as a whole: the command fails after the payment row is written; PostgreSQL rolls back the payment, the
@@ -61,7 +60,10 @@ class CommandRollbackIntegrationTests {
         HttpResponse<String> failed = api.createPayment(key, body);
 
         assertThat(failed.statusCode()).isEqualTo(500);
-        assertThat(failed.body()).contains("internal-error").doesNotContain("injected").doesNotContain("INSERT");
+        assertThat(failed.body())
+                .contains("internal-error")
+                .doesNotContain("injected")
+                .doesNotContain("INSERT");
         assertThat(count("payments")).isZero();
         assertThat(count("outbox_messages")).isZero();
         assertThat(count("idempotency_keys")).isZero();

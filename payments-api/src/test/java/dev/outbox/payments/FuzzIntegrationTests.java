@@ -1,7 +1,5 @@
 package dev.outbox.payments;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,16 +8,16 @@ import java.util.Random;
 import dev.outbox.security.RawHttp;
 import dev.outbox.security.Spellings;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A few thousand random and mutated requests (bodies, headers, keys, paths): every answer is a 2xx or an RFC 9457
@@ -41,16 +39,30 @@ class FuzzIntegrationTests {
             "{\"amount\":\"1.234\",\"currency\":\"BHD\"}",
             "{\"amount\":\"2.50\"}");
 
-    static final List<String> NASTY = List.of("", "null", "[]", "{}", "\"\"", "{\"amount\":", "1e309", "-0",
-            "\"\\u0000\"", "{\"amount\":{\"$gt\":0}}", "{\"amount\":\"NaN\",\"currency\":\"EUR\"}",
-            "{\"amount\":\"Infinity\",\"currency\":\"EUR\"}", "{\"amount\":1,\"currency\":\"EUR\",\"id\":1}",
-            "{\"amount\":\"9".repeat(1) + "9".repeat(500) + "\",\"currency\":\"EUR\"}", "'; DROP TABLE payments; --",
+    static final List<String> NASTY = List.of(
+            "",
+            "null",
+            "[]",
+            "{}",
+            "\"\"",
+            "{\"amount\":",
+            "1e309",
+            "-0",
+            "\"\\u0000\"",
+            "{\"amount\":{\"$gt\":0}}",
+            "{\"amount\":\"NaN\",\"currency\":\"EUR\"}",
+            "{\"amount\":\"Infinity\",\"currency\":\"EUR\"}",
+            "{\"amount\":1,\"currency\":\"EUR\",\"id\":1}",
+            "{\"amount\":\"9".repeat(1) + "9".repeat(500) + "\",\"currency\":\"EUR\"}",
+            "'; DROP TABLE payments; --",
             "{\"amount\":1,\"currency\":\"EUR\",\"version\":99,\"status\":\"REFUNDED\"}");
 
     /** Every attacker spelling of the API's paths; sent raw, so no client library normalizes them first. */
-    static final List<String> PATH_SPELLINGS = java.util.stream.Stream.of("/payments",
-                    "/payments/00000000-0000-0000-0000-000000000000/refunds")
-            .flatMap(p -> Spellings.of(p).stream()).filter(p -> !p.contains("#")).toList();
+    static final List<String> PATH_SPELLINGS = java.util.stream.Stream.of(
+                    "/payments", "/payments/00000000-0000-0000-0000-000000000000/refunds")
+            .flatMap(p -> Spellings.of(p).stream())
+            .filter(p -> !p.contains("#"))
+            .toList();
 
     @LocalServerPort
     int port;
@@ -67,7 +79,8 @@ class FuzzIntegrationTests {
         List<String> keys = List.of("k1", "k2", "k3", "k4", "k5");
         int successes = 0;
         for (int i = 0; i < 3000; i++) {
-            String body = random.nextInt(4) == 0 ? NASTY.get(random.nextInt(NASTY.size()))
+            String body = random.nextInt(4) == 0
+                    ? NASTY.get(random.nextInt(NASTY.size()))
                     : mutate(SEEDS.get(random.nextInt(SEEDS.size())), random);
             String path = switch (random.nextInt(7)) {
                 case 0 -> "/payments/" + existingPaymentOrGarbage(random) + "/refunds";
@@ -77,12 +90,19 @@ class FuzzIntegrationTests {
             };
             Map<String, String> headers = new LinkedHashMap<>();
             if (random.nextInt(10) > 0) {
-                headers.put("Authorization", "Bearer " + (random.nextInt(2) == 0 ? ApiClient.CLIENT_A_KEY
-                        : random.nextInt(3) == 0 ? "wrong" : ApiClient.CLIENT_B_KEY));
+                headers.put(
+                        "Authorization",
+                        "Bearer "
+                                + (random.nextInt(2) == 0
+                                        ? ApiClient.CLIENT_A_KEY
+                                        : random.nextInt(3) == 0 ? "wrong" : ApiClient.CLIENT_B_KEY));
             }
             if (random.nextInt(10) > 0) {
-                headers.put("Idempotency-Key", random.nextInt(5) == 0 ? garbageKey(random)
-                        : keys.get(random.nextInt(keys.size())) + "-" + random.nextInt(200));
+                headers.put(
+                        "Idempotency-Key",
+                        random.nextInt(5) == 0
+                                ? garbageKey(random)
+                                : keys.get(random.nextInt(keys.size())) + "-" + random.nextInt(200));
             }
             headers.put("Content-Type", random.nextInt(8) == 0 ? "text/plain" : "application/json");
             RawHttp.Response response = RawHttp.send(port, "POST", path, headers, body);
@@ -92,11 +112,16 @@ class FuzzIntegrationTests {
                 continue;
             }
             assertThat(status).as(path + " " + body).isBetween(400, 499);
-            assertThat(response.isProblem()).as(status + " " + path + " " + body).isTrue();
+            assertThat(response.isProblem())
+                    .as(status + " " + path + " " + body)
+                    .isTrue();
             JsonNode problem = json.readTree(response.body());
             assertThat(problem.get("status").asInt()).isEqualTo(status);
-            assertThat(response.body()).doesNotContainIgnoringCase("exception").doesNotContainIgnoringCase("select ")
-                    .doesNotContain("at dev.outbox").doesNotContain("DROP TABLE");
+            assertThat(response.body())
+                    .doesNotContainIgnoringCase("exception")
+                    .doesNotContainIgnoringCase("select ")
+                    .doesNotContain("at dev.outbox")
+                    .doesNotContain("DROP TABLE");
         }
         assertThat(successes).isPositive();
         assertThat(count("SELECT count(*) FROM payments") + count("SELECT count(*) FROM refunds"))
@@ -121,7 +146,9 @@ class FuzzIntegrationTests {
         if (random.nextInt(4) == 0) {
             return "not-a-uuid";
         }
-        return jdbc.sql("SELECT id::text FROM payments ORDER BY random() LIMIT 1").query(String.class).optional()
+        return jdbc.sql("SELECT id::text FROM payments ORDER BY random() LIMIT 1")
+                .query(String.class)
+                .optional()
                 .orElse("00000000-0000-0000-0000-000000000000");
     }
 

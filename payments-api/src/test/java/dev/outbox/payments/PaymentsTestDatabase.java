@@ -2,14 +2,12 @@ package dev.outbox.payments;
 
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
-
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /** A fresh payments database per test class on the JVM's shared embedded PostgreSQL. */
 final class PaymentsTestDatabase {
 
-    private PaymentsTestDatabase() {
-    }
+    private PaymentsTestDatabase() {}
 
     static void register(DynamicPropertyRegistry registry) {
         String database = SharedInfra.freshDatabase("payments");

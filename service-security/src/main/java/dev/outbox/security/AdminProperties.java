@@ -12,10 +12,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param paths       path patterns besides the actuator's that belong to the operator chain (the relay: {@code /**})
  */
 @ConfigurationProperties("admin")
-public record AdminProperties(@DefaultValue("") String tokenSha256, @DefaultValue("") List<String> paths) {
+public record AdminProperties(
+        @DefaultValue("") String tokenSha256,
+        @DefaultValue("") List<String> paths) {
 
     /** The admin principal's digest, or none when the operator endpoints are disabled. */
     public BearerPrincipals principals() {
-        return tokenSha256.isBlank() ? BearerPrincipals.none() : BearerPrincipals.of("admin", BearerDigest.ofHex(tokenSha256));
+        return tokenSha256.isBlank()
+                ? BearerPrincipals.none()
+                : BearerPrincipals.of("admin", BearerDigest.ofHex(tokenSha256));
     }
 }

@@ -73,7 +73,8 @@ public final class BearerAuthentication extends AbstractAuthenticationToken {
 
         @Override
         public Authentication authenticate(Authentication authentication) {
-            return principals.match((String) authentication.getCredentials())
+            return principals
+                    .match((String) authentication.getCredentials())
                     .map(name -> new BearerAuthentication(null, name, authorities))
                     .orElseThrow(() -> new BadCredentialsException("unknown bearer token"));
         }

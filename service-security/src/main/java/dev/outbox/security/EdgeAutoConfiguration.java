@@ -17,8 +17,8 @@ import org.springframework.boot.webmvc.autoconfigure.error.ErrorMvcAutoConfigura
 import org.springframework.boot.webmvc.error.ErrorController;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
-import org.springframework.http.HttpStatus;
 import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpStatus;
 import org.springframework.security.authentication.AuthenticationManager;
 import org.springframework.security.authentication.ProviderNotFoundException;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
@@ -41,13 +41,20 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * </ul>
  * A service adds its own chain for its API, between the two.
  */
-@AutoConfiguration(before = {SecurityAutoConfiguration.class, ServletWebSecurityAutoConfiguration.class,
-        UserDetailsServiceAutoConfiguration.class, ErrorMvcAutoConfiguration.class, WebMvcAutoConfiguration.class})
+@AutoConfiguration(
+        before = {
+            SecurityAutoConfiguration.class,
+            ServletWebSecurityAutoConfiguration.class,
+            UserDetailsServiceAutoConfiguration.class,
+            ErrorMvcAutoConfiguration.class,
+            WebMvcAutoConfiguration.class
+        })
 @EnableConfigurationProperties(AdminProperties.class)
 public class EdgeAutoConfiguration {
 
     /** Operator chain first, then the services' chains, then {@link #denyEverythingElse}. */
     public static final int OPERATOR_ORDER = 1;
+
     public static final int SERVICE_ORDER = 50;
 
     @Bean
@@ -56,24 +63,35 @@ public class EdgeAutoConfiguration {
         List<RequestMatcher> matchers = new ArrayList<>();
         matchers.add(new ManagementServerRequestMatcher());
         matchers.add(EndpointRequest.toAnyEndpoint());
-        admin.paths().stream().filter(p -> !p.isBlank()).map(PathPatternRequestMatcher::pathPattern)
+        admin.paths().stream()
+                .filter(p -> !p.isBlank())
+                .map(PathPatternRequestMatcher::pathPattern)
                 .forEach(matchers::add);
         BearerPrincipals principals = admin.principals();
-        http.securityMatcher(new OrRequestMatcher(matchers))
-                .authorizeHttpRequests(rules -> {
-                    EdgeSecurity.permitErrorDispatch(rules);
-                    rules.requestMatchers(EndpointRequest.to(HealthEndpoint.class)).permitAll()
-                            .anyRequest().hasRole("ADMIN");
-                });
-        return EdgeSecurity.bearer(http, "admin", adminEntryPoint(principals),
-                new BearerAuthentication.Provider(principals, "ROLE_ADMIN")).build();
+        http.securityMatcher(new OrRequestMatcher(matchers)).authorizeHttpRequests(rules -> {
+            EdgeSecurity.permitErrorDispatch(rules);
+            rules.requestMatchers(EndpointRequest.to(HealthEndpoint.class))
+                    .permitAll()
+                    .anyRequest()
+                    .hasRole("ADMIN");
+        });
+        return EdgeSecurity.bearer(
+                        http,
+                        "admin",
+                        adminEntryPoint(principals),
+                        new BearerAuthentication.Provider(principals, "ROLE_ADMIN"))
+                .build();
     }
 
     /** 401 asking for the admin token; 403 "disabled" when this service has none configured. */
     public static AuthenticationEntryPoint adminEntryPoint(BearerPrincipals admin) {
         if (admin.isEmpty()) {
-            return (request, response, e) -> Problems.write(response, 403, "urn:problem-type:admin:disabled",
-                    "Admin endpoints disabled", "No admin token is configured for this service.");
+            return (request, response, e) -> Problems.write(
+                    response,
+                    403,
+                    "urn:problem-type:admin:disabled",
+                    "Admin endpoints disabled",
+                    "No admin token is configured for this service.");
         }
         return Problems.unauthenticated("admin", "Send the admin token as 'Authorization: Bearer <token>'.");
     }
@@ -89,8 +107,11 @@ public class EdgeAutoConfiguration {
             EdgeSecurity.permitErrorDispatch(rules);
             rules.anyRequest().denyAll();
         });
-        AuthenticationEntryPoint notFound = (request, response, e) -> Problems.write(response, 404,
-                Problems.httpType(HttpStatus.NOT_FOUND).toString(), Problems.title(HttpStatus.NOT_FOUND),
+        AuthenticationEntryPoint notFound = (request, response, e) -> Problems.write(
+                response,
+                404,
+                Problems.httpType(HttpStatus.NOT_FOUND).toString(),
+                Problems.title(HttpStatus.NOT_FOUND),
                 Problems.detail(HttpStatus.NOT_FOUND));
         return EdgeSecurity.stateless(http, "http", notFound).build();
     }
@@ -135,6 +156,5 @@ public class EdgeAutoConfiguration {
     }
 
     @org.springframework.web.bind.annotation.RestControllerAdvice
-    static final class DefaultProblemAdvice extends ProblemAdvice {
-    }
+    static final class DefaultProblemAdvice extends ProblemAdvice {}
 }

@@ -20,19 +20,22 @@ import org.springframework.security.web.authentication.AuthenticationFilter;
  */
 public final class EdgeSecurity {
 
-    private EdgeSecurity() {
-    }
+    private EdgeSecurity() {}
 
     /**
      * @param namespace  the problem-type namespace of this chain's 401 and 403 ({@code payments}, {@code admin})
      * @param entryPoint what an unauthenticated request is answered
      * @param providers  the token checks, tried in order
      */
-    public static HttpSecurity bearer(HttpSecurity http, String namespace, AuthenticationEntryPoint entryPoint,
-            BearerAuthentication.Provider... providers) throws Exception {
+    public static HttpSecurity bearer(
+            HttpSecurity http,
+            String namespace,
+            AuthenticationEntryPoint entryPoint,
+            BearerAuthentication.Provider... providers)
+            throws Exception {
         AuthenticationManager manager = new ProviderManager(providers);
         AuthenticationFilter tokens = new AuthenticationFilter(manager, BearerAuthentication.converter());
-        tokens.setSuccessHandler((request, response, authentication) -> { });
+        tokens.setSuccessHandler((request, response, authentication) -> {});
         tokens.setFailureHandler(new AuthenticationEntryPointFailureHandler(entryPoint));
         return stateless(http.addFilterBefore(tokens, AnonymousAuthenticationFilter.class), namespace, entryPoint);
     }
@@ -40,23 +43,23 @@ public final class EdgeSecurity {
     /** A chain without any credential of its own (the last one, which only refuses). */
     public static HttpSecurity stateless(HttpSecurity http, String namespace, AuthenticationEntryPoint entryPoint)
             throws Exception {
-        return http
-                .csrf(AbstractHttpConfigurer::disable)
+        return http.csrf(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .requestCache(AbstractHttpConfigurer::disable)
                 .securityContext(c -> c.requireExplicitSave(true))
                 .formLogin(AbstractHttpConfigurer::disable)
                 .httpBasic(AbstractHttpConfigurer::disable)
                 .logout(AbstractHttpConfigurer::disable)
-                .anonymous(a -> { })
-                .exceptionHandling(e -> e.authenticationEntryPoint(entryPoint)
-                        .accessDeniedHandler(Problems.forbidden(namespace)));
+                .anonymous(a -> {})
+                .exceptionHandling(
+                        e -> e.authenticationEntryPoint(entryPoint).accessDeniedHandler(Problems.forbidden(namespace)));
     }
 
     /** The error page renders whatever status the request already has; it needs no credential of its own. */
     public static void permitErrorDispatch(
             org.springframework.security.config.annotation.web.configurers.AuthorizeHttpRequestsConfigurer<HttpSecurity>
-                    .AuthorizationManagerRequestMatcherRegistry rules) {
+                            .AuthorizationManagerRequestMatcherRegistry
+                    rules) {
         rules.dispatcherTypeMatchers(DispatcherType.ERROR).permitAll();
     }
 }

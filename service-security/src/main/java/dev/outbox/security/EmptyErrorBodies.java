@@ -2,7 +2,6 @@ package dev.outbox.security;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletOutputStream;

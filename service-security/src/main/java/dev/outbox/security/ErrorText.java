@@ -14,8 +14,7 @@ public final class ErrorText {
     private static final Pattern URLS = Pattern.compile("(?i)[a-z][a-z0-9+.-]*://\\S+");
     private static final Pattern JSON = Pattern.compile("\\{.*}", Pattern.DOTALL);
 
-    private ErrorText() {
-    }
+    private ErrorText() {}
 
     /**
      * For a log line about an unexpected failure: each cause sanitized, outermost first, and where the outermost
@@ -28,7 +27,8 @@ public final class ErrorText {
             text.append(" at ").append(frames[0]);
         }
         int depth = 0;
-        for (Throwable cause = error.getCause(); cause != null && cause != error && depth < 5;
+        for (Throwable cause = error.getCause();
+                cause != null && cause != error && depth < 5;
                 cause = cause.getCause(), depth++) {
             text.append(" <- ").append(sanitize(cause));
         }

@@ -1,7 +1,6 @@
 package dev.outbox.security;
 
 import java.util.Set;
-
 import jakarta.servlet.http.HttpServletRequest;
 
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;

@@ -16,7 +16,8 @@ final class ManagementServerRequestMatcher implements RequestMatcher {
 
     @Override
     public boolean matches(HttpServletRequest request) {
-        WebApplicationContext context = WebApplicationContextUtils.getWebApplicationContext(request.getServletContext());
+        WebApplicationContext context =
+                WebApplicationContextUtils.getWebApplicationContext(request.getServletContext());
         return WebServerApplicationContext.hasServerNamespace(context, "management");
     }
 

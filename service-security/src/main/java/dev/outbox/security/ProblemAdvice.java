@@ -30,15 +30,16 @@ public class ProblemAdvice extends ResponseEntityExceptionHandler {
     }
 
     public static ResponseEntity<Object> respond(ProblemDetail problem) {
-        return ResponseEntity.status(problem.getStatus()).contentType(MediaType.APPLICATION_PROBLEM_JSON)
+        return ResponseEntity.status(problem.getStatus())
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .body(problem);
     }
 
     @Override
-    protected ResponseEntity<Object> createResponseEntity(Object body, HttpHeaders headers, HttpStatusCode status,
-            WebRequest request) {
-        ProblemDetail problem = problem(status, Problems.httpType(status), Problems.title(status),
-                Problems.detail(status));
+    protected ResponseEntity<Object> createResponseEntity(
+            Object body, HttpHeaders headers, HttpStatusCode status, WebRequest request) {
+        ProblemDetail problem =
+                problem(status, Problems.httpType(status), Problems.title(status), Problems.detail(status));
         return super.createResponseEntity(problem, headers, status, request);
     }
 
@@ -51,7 +52,7 @@ public class ProblemAdvice extends ResponseEntityExceptionHandler {
     /** What an unexpected failure is answered; a service may say more about what the caller should do. */
     protected ProblemDetail internalError() {
         HttpStatus status = HttpStatus.INTERNAL_SERVER_ERROR;
-        return problem(status, Problems.httpType(status), Problems.title(status),
-                "The request could not be completed.");
+        return problem(
+                status, Problems.httpType(status), Problems.title(status), "The request could not be completed.");
     }
 }

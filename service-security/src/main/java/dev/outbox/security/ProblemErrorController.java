@@ -26,13 +26,15 @@ final class ProblemErrorController implements ErrorController {
 
     static ResponseEntity<Object> render(HttpServletRequest request) {
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
-        HttpStatusCode status = code instanceof Integer c && c >= 400 && c <= 599 ? HttpStatusCode.valueOf(c)
-                : HttpStatus.NOT_FOUND;
-        ProblemDetail problem = ProblemAdvice.problem(status, Problems.httpType(status), Problems.title(status),
-                Problems.detail(status));
+        HttpStatusCode status =
+                code instanceof Integer c && c >= 400 && c <= 599 ? HttpStatusCode.valueOf(c) : HttpStatus.NOT_FOUND;
+        ProblemDetail problem = ProblemAdvice.problem(
+                status, Problems.httpType(status), Problems.title(status), Problems.detail(status));
         Object uri = request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI);
-        problem.setInstance(uri instanceof String path && path.startsWith("/") ? java.net.URI.create(
-                path.replaceAll("[^A-Za-z0-9/._~-]", "_")) : null);
+        problem.setInstance(
+                uri instanceof String path && path.startsWith("/")
+                        ? java.net.URI.create(path.replaceAll("[^A-Za-z0-9/._~-]", "_"))
+                        : null);
         return ProblemAdvice.respond(problem);
     }
 }

@@ -8,7 +8,6 @@ import org.apache.catalina.connector.Request;
 import org.apache.catalina.connector.Response;
 import org.apache.catalina.valves.ErrorReportValve;
 import org.apache.coyote.ActionCode;
-
 import org.springframework.http.HttpStatusCode;
 
 /**

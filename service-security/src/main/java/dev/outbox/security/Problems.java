@@ -4,10 +4,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
 import jakarta.servlet.http.HttpServletResponse;
-
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
@@ -15,6 +12,7 @@ import org.springframework.http.MediaType;
 import org.springframework.security.web.AuthenticationEntryPoint;
 import org.springframework.security.web.access.AccessDeniedHandler;
 import org.springframework.security.web.firewall.RequestRejectedHandler;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * RFC 9457 problem documents for every layer that refuses a request before a controller runs: the firewall, the
@@ -27,14 +25,15 @@ public final class Problems {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    private Problems() {
-    }
+    private Problems() {}
 
     /** {@code urn:problem-type:http:not-found} for 404, and so on for every status. */
     public static URI httpType(HttpStatusCode status) {
         HttpStatus known = HttpStatus.resolve(status.value());
         return URI.create("urn:problem-type:http:"
-                + (known == null ? String.valueOf(status.value()) : known.name().toLowerCase().replace('_', '-')));
+                + (known == null
+                        ? String.valueOf(status.value())
+                        : known.name().toLowerCase().replace('_', '-')));
     }
 
     public static String title(HttpStatusCode status) {
@@ -82,13 +81,21 @@ public final class Problems {
 
     /** 403 for an authenticated principal without the authority: {@code urn:problem-type:<namespace>:forbidden}. */
     public static AccessDeniedHandler forbidden(String namespace) {
-        return (request, response, e) -> write(response, 403, "urn:problem-type:" + namespace + ":forbidden",
-                "Forbidden", "This credential may not do that.");
+        return (request, response, e) -> write(
+                response,
+                403,
+                "urn:problem-type:" + namespace + ":forbidden",
+                "Forbidden",
+                "This credential may not do that.");
     }
 
     /** The firewall's refusals (path parameters, encoded separators, dot segments, ...): 400, same body always. */
     public static RequestRejectedHandler requestRejected() {
-        return (request, response, e) -> write(response, 400, "urn:problem-type:http:request-rejected",
-                "Request rejected", "The request URL or its headers are not in normalized form.");
+        return (request, response, e) -> write(
+                response,
+                400,
+                "urn:problem-type:http:request-rejected",
+                "Request rejected",
+                "The request URL or its headers are not in normalized form.");
     }
 }

@@ -1,9 +1,9 @@
 package dev.outbox.security;
 
+import org.junit.jupiter.api.Test;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import org.junit.jupiter.api.Test;
 
 class BearerDigestTests {
 
@@ -32,7 +32,8 @@ class BearerDigestTests {
         assertThatThrownBy(() -> BearerPrincipals.parse("keys", "a=zz")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> BearerPrincipals.parse("keys", "a b=" + LOCAL_ADMIN_TOKEN_SHA256))
                 .hasMessageContaining("name=sha256hex");
-        assertThatThrownBy(() -> BearerPrincipals.parse("keys",
-                "a=" + LOCAL_ADMIN_TOKEN_SHA256 + ",a=" + LOCAL_ADMIN_TOKEN_SHA256)).hasMessageContaining("twice");
+        assertThatThrownBy(() -> BearerPrincipals.parse(
+                        "keys", "a=" + LOCAL_ADMIN_TOKEN_SHA256 + ",a=" + LOCAL_ADMIN_TOKEN_SHA256))
+                .hasMessageContaining("twice");
     }
 }

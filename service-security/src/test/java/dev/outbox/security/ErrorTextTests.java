@@ -1,8 +1,8 @@
 package dev.outbox.security;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 class ErrorTextTests {
 
@@ -14,7 +14,8 @@ class ErrorTextTests {
 
         String text = ErrorText.sanitize(e);
 
-        assertThat(text).startsWith("IllegalStateException: ")
+        assertThat(text)
+                .startsWith("IllegalStateException: ")
                 .doesNotContain("s3cr3t", "abc.def.ghi", "sk_live_123", "4111111111111111", "jdbc:postgresql://db")
                 .contains("<redacted>", "<url>");
         assertThat(ErrorText.sanitize(new RuntimeException("x".repeat(5000)))).hasSizeLessThanOrEqualTo(300);

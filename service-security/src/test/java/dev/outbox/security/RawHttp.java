@@ -17,8 +17,7 @@ import java.util.Map;
  */
 public final class RawHttp {
 
-    private RawHttp() {
-    }
+    private RawHttp() {}
 
     public record Response(int status, Map<String, String> headers, String body) {
 
@@ -39,8 +38,13 @@ public final class RawHttp {
 
     /** {@code target} is sent as is, e.g. {@code /%61ctuator;x/prometheus}. */
     public static Response send(int port, String method, String target, Map<String, String> headers, String body) {
-        StringBuilder request = new StringBuilder(method).append(' ').append(target).append(" HTTP/1.1\r\n")
-                .append("Host: 127.0.0.1:").append(port).append("\r\nConnection: close\r\n");
+        StringBuilder request = new StringBuilder(method)
+                .append(' ')
+                .append(target)
+                .append(" HTTP/1.1\r\n")
+                .append("Host: 127.0.0.1:")
+                .append(port)
+                .append("\r\nConnection: close\r\n");
         headers.forEach((k, v) -> request.append(k).append(": ").append(v).append("\r\n"));
         byte[] content = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         if (body != null) {
@@ -79,15 +83,17 @@ public final class RawHttp {
         Map<String, String> headers = new LinkedHashMap<>();
         for (int i = 1; i < lines.length; i++) {
             int colon = lines[i].indexOf(':');
-            headers.merge(lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
-                    lines[i].substring(colon + 1).trim(), (a, b) -> a + ", " + b);
+            headers.merge(
+                    lines[i].substring(0, colon).trim().toLowerCase(Locale.ROOT),
+                    lines[i].substring(colon + 1).trim(),
+                    (a, b) -> a + ", " + b);
         }
         String body = text.substring(end + 4);
         if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
             body = dechunk(body);
         }
-        return new Response(status, headers,
-                new String(body.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8));
+        return new Response(
+                status, headers, new String(body.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8));
     }
 
     private static String dechunk(String chunked) {
@@ -95,7 +101,8 @@ public final class RawHttp {
         int at = 0;
         while (at < chunked.length()) {
             int lineEnd = chunked.indexOf("\r\n", at);
-            int size = Integer.parseInt(chunked.substring(at, lineEnd).split(";")[0].trim(), 16);
+            int size = Integer.parseInt(
+                    chunked.substring(at, lineEnd).split(";")[0].trim(), 16);
             if (size == 0) {
                 break;
             }
@@ -111,5 +118,4 @@ public final class RawHttp {
         out.writeBytes(b);
         return out.toByteArray();
     }
-
 }

@@ -12,8 +12,7 @@ import java.util.Set;
  */
 public final class Spellings {
 
-    private Spellings() {
-    }
+    private Spellings() {}
 
     /** @param path a plain path such as {@code /actuator/prometheus} */
     public static Set<String> of(String path) {

@@ -1,8 +1,5 @@
 package dev.outbox.system;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,12 +24,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.outbox.accounting.EventFixtures;
 import dev.outbox.accounting.AccountingApplication;
+import dev.outbox.accounting.EventFixtures;
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.payments.PaymentsApplication;
+import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,12 +42,14 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import dev.outbox.relay.OutboxRows;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The benchmark (not part of {@code ./mvnw verify}): every hop measured side by side in one run on this machine,
@@ -61,8 +61,9 @@ class BenchmarkTests {
 
     static final int BACKLOG = Integer.getInteger("bench.backlog", 100_000);
     /** Which parts to run: any of cdc, polling, consumer, e2e, api (comma-separated); all by default. */
-    static final List<String> ONLY = List.of(System.getProperty("bench.only", "cdc,polling,consumer,e2e,api")
-            .split(","));
+    static final List<String> ONLY = List.of(
+            System.getProperty("bench.only", "cdc,polling,consumer,e2e,api").split(","));
+
     static final String PAYLOAD = "{\"paymentId\":\"%s\",\"clientId\":\"client-a\",\"amount\":\"10.00\","
             + "\"currency\":\"EUR\",\"occurredAt\":\"2026-12-02T10:00:00Z\"}";
 
@@ -99,7 +100,8 @@ class BenchmarkTests {
             api();
         }
         if (ONLY.contains("e2e")) {
-            for (String run : System.getProperty("bench.e2e", "cdc,polling,cdc-jdbc").split(",")) {
+            for (String run :
+                    System.getProperty("bench.e2e", "cdc,polling,cdc-jdbc").split(",")) {
                 endToEnd(run.replace("-jdbc", ""), run.endsWith("-jdbc"));
             }
         }
@@ -110,16 +112,29 @@ class BenchmarkTests {
         String topic = "bench-bare-" + Long.toHexString(System.nanoTime());
         EventFixtures.createTopic(topic, 3);
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
-                "bootstrap.servers", kafka, "acks", "all", "enable.idempotence", true, "linger.ms", 2,
-                "batch.size", 256 * 1024, "compression.type", "lz4",
-                "key.serializer", StringSerializer.class, "value.serializer", ByteArraySerializer.class))) {
+                "bootstrap.servers",
+                kafka,
+                "acks",
+                "all",
+                "enable.idempotence",
+                true,
+                "linger.ms",
+                2,
+                "batch.size",
+                256 * 1024,
+                "compression.type",
+                "lz4",
+                "key.serializer",
+                StringSerializer.class,
+                "value.serializer",
+                ByteArraySerializer.class))) {
             long t0 = System.nanoTime();
             List<Future<?>> acks = new ArrayList<>(BACKLOG);
             for (int i = 0; i < BACKLOG; i++) {
                 String aggregate = UUID.randomUUID().toString();
                 RecordHeaders h = headers(UUID.randomUUID().toString());
-                acks.add(producer.send(new ProducerRecord<>(topic, null, aggregate,
-                        PAYLOAD.formatted(aggregate).getBytes(StandardCharsets.UTF_8), h)));
+                acks.add(producer.send(new ProducerRecord<>(
+                        topic, null, aggregate, PAYLOAD.formatted(aggregate).getBytes(StandardCharsets.UTF_8), h)));
             }
             for (Future<?> f : acks) {
                 f.get();
@@ -149,9 +164,10 @@ class BenchmarkTests {
         long t0 = System.nanoTime();
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
             awaitDrained(relay, database, BACKLOG);
-            notes.add(String.format("CDC drain after a restart: %.0f events/s wall clock from the relay's start, "
-                    + "%.0f events/s between the first and the last published_at.", BACKLOG / seconds(t0),
-                    BACKLOG / publishSpanSeconds(database, afterRestart)));
+            notes.add(String.format(
+                    "CDC drain after a restart: %.0f events/s wall clock from the relay's start, "
+                            + "%.0f events/s between the first and the last published_at.",
+                    BACKLOG / seconds(t0), BACKLOG / publishSpanSeconds(database, afterRestart)));
         }
         return streaming;
     }
@@ -160,8 +176,11 @@ class BenchmarkTests {
         String database = migratedPayments();
         Instant measured = preload(database, BACKLOG);
         String suffix = "bpoll" + workers + Long.toHexString(System.nanoTime());
-        String[] args = concat(relayArgs(database, kafka, suffix, "polling"), "--relay.polling.workers=" + workers,
-                "--relay.polling.batch-size=500", "--relay.polling.idle-sleep=10ms");
+        String[] args = concat(
+                relayArgs(database, kafka, suffix, "polling"),
+                "--relay.polling.workers=" + workers,
+                "--relay.polling.batch-size=500",
+                "--relay.polling.idle-sleep=10ms");
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
             awaitDrained(relay, database, BACKLOG);
             return BACKLOG / publishSpanSeconds(database, measured);
@@ -170,11 +189,24 @@ class BenchmarkTests {
 
     private void produceEvents(String kafka, String topic) throws Exception {
         try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
-                "bootstrap.servers", kafka, "acks", "all", "linger.ms", 5, "batch.size", 256 * 1024,
-                "key.serializer", StringSerializer.class, "value.serializer", ByteArraySerializer.class))) {
+                "bootstrap.servers",
+                kafka,
+                "acks",
+                "all",
+                "linger.ms",
+                5,
+                "batch.size",
+                256 * 1024,
+                "key.serializer",
+                StringSerializer.class,
+                "value.serializer",
+                ByteArraySerializer.class))) {
             for (int i = 0; i < BACKLOG; i++) {
                 String aggregate = UUID.randomUUID().toString();
-                producer.send(new ProducerRecord<>(topic, null, aggregate,
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        null,
+                        aggregate,
                         PAYLOAD.formatted(aggregate).getBytes(StandardCharsets.UTF_8),
                         headers(UUID.randomUUID().toString())));
             }
@@ -184,9 +216,20 @@ class BenchmarkTests {
 
     private double bareConsumer(String kafka, String topic) {
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(Map.of(
-                "bootstrap.servers", kafka, "group.id", "bare-" + topic, "auto.offset.reset", "earliest",
-                "max.poll.records", 500, "fetch.max.wait.ms", 50,
-                "key.deserializer", ByteArrayDeserializer.class, "value.deserializer", ByteArrayDeserializer.class))) {
+                "bootstrap.servers",
+                kafka,
+                "group.id",
+                "bare-" + topic,
+                "auto.offset.reset",
+                "earliest",
+                "max.poll.records",
+                500,
+                "fetch.max.wait.ms",
+                50,
+                "key.deserializer",
+                ByteArrayDeserializer.class,
+                "value.deserializer",
+                ByteArrayDeserializer.class))) {
             consumer.subscribe(List.of(topic));
             long seen = 0;
             long t0 = System.nanoTime();
@@ -201,16 +244,26 @@ class BenchmarkTests {
         String database = EventFixtures.accountingDatabase();
         JdbcClient jdbc = EventFixtures.jdbc(database);
         try (ConfigurableApplicationContext consumer = AccountingApplication.builder()
-                .run(EventFixtures.consumerArgs(database, topic, "inbox-" + topic,
-                        java.util.Arrays.stream(System.getProperty("bench.consumerArgs", "").split(" "))
-                                .filter(a -> a.contains("=")).toArray(String[]::new)))) {
+                .run(EventFixtures.consumerArgs(
+                        database,
+                        topic,
+                        "inbox-" + topic,
+                        java.util.Arrays.stream(System.getProperty("bench.consumerArgs", "")
+                                        .split(" "))
+                                .filter(a -> a.contains("="))
+                                .toArray(String[]::new)))) {
             // the consumer's own counter, so that watching for the end costs the database nothing
             Counter applied = consumer.getBean(MeterRegistry.class).counter("accounting_events", "outcome", "applied");
-            await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(200))
+            await().atMost(Duration.ofMinutes(10))
+                    .pollInterval(Duration.ofMillis(200))
                     .until(() -> applied.count() >= BACKLOG);
-            assertThat(jdbc.sql("SELECT count(*) FROM ledger_entries").query(Long.class).single()).isEqualTo(BACKLOG);
+            assertThat(jdbc.sql("SELECT count(*) FROM ledger_entries")
+                            .query(Long.class)
+                            .single())
+                    .isEqualTo(BACKLOG);
             double span = jdbc.sql("SELECT EXTRACT(EPOCH FROM max(created_at) - min(created_at)) FROM ledger_entries")
-                    .query(Double.class).single();
+                    .query(Double.class)
+                    .single();
             return BACKLOG / span;
         }
     }
@@ -232,66 +285,90 @@ class BenchmarkTests {
             JdbcClient ledger = JdbcClient.create(new org.springframework.jdbc.datasource.DriverManagerDataSource(
                     pipeline.postgres().jdbcUrl("accounting"), PostgresServer.USER, PostgresServer.PASSWORD));
             Load warmUp = viaJdbc ? offer(jdbcPayment, rate, 5, "warm") : offer(url, rate, 5, "warm");
-            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(250)).until(() ->
-                    ledger.sql("SELECT count(*) FROM ledger_entries").query(Long.class).single() == warmUp.created());
+            await().atMost(Duration.ofMinutes(5))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> ledger.sql("SELECT count(*) FROM ledger_entries")
+                                    .query(Long.class)
+                                    .single()
+                            == warmUp.created());
             Timestamp from = Timestamp.from(Instant.now());
             Load load = viaJdbc ? offer(jdbcPayment, rate, seconds, "run") : offer(url, rate, seconds, "run");
-            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(250)).until(() ->
-                    ledger.sql("SELECT count(*) FROM ledger_entries").query(Long.class).single()
+            await().atMost(Duration.ofMinutes(5))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> ledger.sql("SELECT count(*) FROM ledger_entries")
+                                    .query(Long.class)
+                                    .single()
                             == warmUp.created() + load.created());
 
             Map<UUID, long[]> times = new HashMap<>();
             payments.sql("""
                     SELECT p.id, p.created_at, o.published_at FROM payments p JOIN outbox_messages o
-                      ON o.aggregate_id = p.id WHERE p.created_at >= :from""").param("from", from)
-                    .query((rs, i) -> times.put(rs.getObject(1, UUID.class), new long[] {
-                            micros(rs.getTimestamp(2)), micros(rs.getTimestamp(3))}))
+                      ON o.aggregate_id = p.id WHERE p.created_at >= :from""")
+                    .param("from", from)
+                    .query((rs, i) -> times.put(
+                            rs.getObject(1, UUID.class),
+                            new long[] {micros(rs.getTimestamp(2)), micros(rs.getTimestamp(3))}))
                     .list();
             Histogram relay = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
             Histogram consumer = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
             Histogram total = new Histogram(TimeUnit.MINUTES.toMicros(10), 3);
-            ledger.sql("SELECT payment_id, created_at FROM ledger_entries").query((rs, i) -> {
-                long[] t = times.get(rs.getObject(1, UUID.class));
-                if (t != null) {
-                    long applied = micros(rs.getTimestamp(2));
-                    relay.recordValue(Math.max(0, t[1] - t[0]));
-                    consumer.recordValue(Math.max(0, applied - t[1]));
-                    total.recordValue(Math.max(0, applied - t[0]));
-                }
-                return true;
-            }).list();
+            ledger.sql("SELECT payment_id, created_at FROM ledger_entries")
+                    .query((rs, i) -> {
+                        long[] t = times.get(rs.getObject(1, UUID.class));
+                        if (t != null) {
+                            long applied = micros(rs.getTimestamp(2));
+                            relay.recordValue(Math.max(0, t[1] - t[0]));
+                            consumer.recordValue(Math.max(0, applied - t[1]));
+                            total.recordValue(Math.max(0, applied - t[0]));
+                        }
+                        return true;
+                    })
+                    .list();
             String prefix = "end to end, " + mode + (viaJdbc ? " (payments over JDBC, no HTTP)" : "") + ", "
                     + Math.round(load.offered()) + " payments/s: ";
             row(prefix + "commit -> ledger p50 (ms)", total.getValueAtPercentile(50) / 1000.0, Double.NaN);
             row(prefix + "commit -> ledger p99 (ms)", total.getValueAtPercentile(99) / 1000.0, Double.NaN);
             row(prefix + "commit -> ledger max (ms)", total.getMaxValue() / 1000.0, Double.NaN);
-            row(prefix + "commit -> published_at p50 / p99 (ms)", relay.getValueAtPercentile(50) / 1000.0,
-                    Double.NaN, relay.getValueAtPercentile(99) / 1000.0);
-            row(prefix + "published_at -> ledger p50 / p99 (ms)", consumer.getValueAtPercentile(50) / 1000.0,
-                    Double.NaN, consumer.getValueAtPercentile(99) / 1000.0);
-            row(prefix + (viaJdbc ? "JDBC" : "HTTP") + " p50 / p99 (ms, from intended send time)",
-                    load.latency().getValueAtPercentile(50) / 1000.0, Double.NaN,
+            row(
+                    prefix + "commit -> published_at p50 / p99 (ms)",
+                    relay.getValueAtPercentile(50) / 1000.0,
+                    Double.NaN,
+                    relay.getValueAtPercentile(99) / 1000.0);
+            row(
+                    prefix + "published_at -> ledger p50 / p99 (ms)",
+                    consumer.getValueAtPercentile(50) / 1000.0,
+                    Double.NaN,
+                    consumer.getValueAtPercentile(99) / 1000.0);
+            row(
+                    prefix + (viaJdbc ? "JDBC" : "HTTP") + " p50 / p99 (ms, from intended send time)",
+                    load.latency().getValueAtPercentile(50) / 1000.0,
+                    Double.NaN,
                     load.latency().getValueAtPercentile(99) / 1000.0);
             if (viaJdbc) {
                 return;
             }
-            notes.add(String.format("end to end (%s): %d payments offered at %d/s after a %d-payment warm-up, %d "
-                    + "failed requests, %d measured", mode, load.sent(), rate, warmUp.sent(), load.failures(),
-                    total.getTotalCount()));
+            notes.add(String.format(
+                    "end to end (%s): %d payments offered at %d/s after a %d-payment warm-up, %d "
+                            + "failed requests, %d measured",
+                    mode, load.sent(), rate, warmUp.sent(), load.failures(), total.getTotalCount()));
             for (PipelineHarness.Component c : new PipelineHarness.Component[] {
-                PipelineHarness.Component.API, PipelineHarness.Component.RELAY, PipelineHarness.Component.CONSUMER}) {
-                row("peak RSS (MiB), " + c.name().toLowerCase() + ", " + mode + " run, -Xmx384m",
-                        peakRssKib(pipeline.pid(c)) / 1024.0, Double.NaN);
+                PipelineHarness.Component.API, PipelineHarness.Component.RELAY, PipelineHarness.Component.CONSUMER
+            }) {
+                row(
+                        "peak RSS (MiB), " + c.name().toLowerCase() + ", " + mode + " run, -Xmx384m",
+                        peakRssKib(pipeline.pid(c)) / 1024.0,
+                        Double.NaN);
             }
         }
     }
 
-    record Load(int sent, long created, long failures, double offered, Histogram latency) {
-    }
+    record Load(int sent, long created, long failures, double offered, Histogram latency) {}
 
     /** Fixed-rate POSTs over HTTP. */
     private static Load offer(String url, int rate, int seconds, String keyPrefix) throws Exception {
-        HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(8)).build();
+        HttpClient http = HttpClient.newBuilder()
+                .executor(Executors.newFixedThreadPool(8))
+                .build();
         return offer(key -> post(http, url, key), rate, seconds, keyPrefix);
     }
 
@@ -340,8 +417,11 @@ class BenchmarkTests {
     /** VmHWM: the most resident memory the process ever had (Linux). */
     private static long peakRssKib(long pid) throws Exception {
         return Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status")).stream()
-                .filter(l -> l.startsWith("VmHWM:")).map(l -> l.replaceAll("\\D", "")).mapToLong(Long::parseLong)
-                .findFirst().orElse(-1);
+                .filter(l -> l.startsWith("VmHWM:"))
+                .map(l -> l.replaceAll("\\D", ""))
+                .mapToLong(Long::parseLong)
+                .findFirst()
+                .orElse(-1);
     }
 
     /**
@@ -375,25 +455,33 @@ class BenchmarkTests {
             jdbc.sql("CREATE FUNCTION skip_outbox() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$")
                     .update();
             jdbc.sql("CREATE TRIGGER skip_outbox BEFORE INSERT ON outbox_messages FOR EACH ROW "
-                    + "EXECUTE FUNCTION skip_outbox()").update();
+                            + "EXECUTE FUNCTION skip_outbox()")
+                    .update();
         }
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--management.server.port=0",
+        List<String> args = new ArrayList<>(List.of(
+                "--server.port=0",
+                "--management.server.port=0",
                 "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
                 "--spring.datasource.username=" + PostgresServer.USER,
                 "--spring.datasource.password=" + PostgresServer.PASSWORD,
                 "--spring.datasource.hikari.maximum-pool-size=" + clients));
-        java.util.Arrays.stream(System.getProperty("bench.apiArgs", "").split(" ")).filter(a -> a.contains("="))
+        java.util.Arrays.stream(System.getProperty("bench.apiArgs", "").split(" "))
+                .filter(a -> a.contains("="))
                 .forEach(args::add);
         try (ConfigurableApplicationContext api = builder.run(args.toArray(String[]::new))) {
             String url = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port") + "/payments";
-            HttpClient http = HttpClient.newBuilder().executor(Executors.newFixedThreadPool(4)).build();
+            HttpClient http = HttpClient.newBuilder()
+                    .executor(Executors.newFixedThreadPool(4))
+                    .build();
             String prefix = Long.toHexString(System.nanoTime());
             closedLoop(clients, requests / 4, i -> post(http, url, prefix + "-warm-" + i)); // warm-up
             long t0 = System.nanoTime();
             closedLoop(clients, requests, i -> post(http, url, prefix + "-" + i));
             double rate = requests / seconds(t0);
-            long outboxRows = EventFixtures.jdbc(database).sql("SELECT count(*) FROM outbox_messages")
-                    .query(Long.class).single();
+            long outboxRows = EventFixtures.jdbc(database)
+                    .sql("SELECT count(*) FROM outbox_messages")
+                    .query(Long.class)
+                    .single();
             assertThat(outboxRows).isEqualTo(withoutOutbox ? 0L : requests + requests / 4);
             return rate;
         }
@@ -401,12 +489,14 @@ class BenchmarkTests {
 
     private static void post(HttpClient http, String url, String key) {
         try {
-            HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create(url))
-                    .header("Authorization", "Bearer local-key-client-a")
-                    .header("Idempotency-Key", key)
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":\"3.00\",\"currency\":\"EUR\"}"))
-                    .build(), HttpResponse.BodyHandlers.discarding());
+            HttpResponse<Void> r = http.send(
+                    HttpRequest.newBuilder(URI.create(url))
+                            .header("Authorization", "Bearer local-key-client-a")
+                            .header("Idempotency-Key", key)
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":\"3.00\",\"currency\":\"EUR\"}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.discarding());
             if (r.statusCode() != 201) {
                 throw new IllegalStateException("status " + r.statusCode());
             }
@@ -530,7 +620,10 @@ class BenchmarkTests {
     /** @param second a second figure of the same row (p99 next to p50), NaN when there is none */
     private void row(String name, double value, double ratio, double second) {
         rows.put(name, new double[] {value, ratio, second});
-        System.out.printf("BENCH %-80s %10.1f%s %s%n", name, value,
+        System.out.printf(
+                "BENCH %-80s %10.1f%s %s%n",
+                name,
+                value,
                 Double.isNaN(second) ? "" : String.format(" / %.1f", second),
                 Double.isNaN(ratio) ? "" : String.format("%.2f", ratio));
     }
@@ -540,39 +633,53 @@ class BenchmarkTests {
         StringBuilder md = new StringBuilder("| measurement | value | ratio to raw limit |\n| --- | ---: | ---: |\n");
         StringBuilder csv = new StringBuilder("measurement,value,second value,unit,ratio\n");
         StringBuilder svg = new StringBuilder();
-        double max = rows.entrySet().stream().filter(e -> unit(e.getKey()).endsWith("/s"))
-                .mapToDouble(e -> e.getValue()[0]).max().orElse(1);
+        double max = rows.entrySet().stream()
+                .filter(e -> unit(e.getKey()).endsWith("/s"))
+                .mapToDouble(e -> e.getValue()[0])
+                .max()
+                .orElse(1);
         int y = 10;
         for (var e : rows.entrySet()) {
             double v = e.getValue()[0];
             double r = e.getValue()[1];
             double second = e.getValue()[2];
             String unit = unit(e.getKey());
-            String value = String.format("%.1f%s %s", v, Double.isNaN(second) ? "" : String.format(" / %.1f", second), unit);
-            md.append(String.format("| %s | %s | %s |%n", e.getKey(), value, Double.isNaN(r) ? "" : String.format("%.2f", r)));
-            csv.append(String.format("\"%s\",%.1f,%s,%s,%s%n", e.getKey(), v,
-                    Double.isNaN(second) ? "" : String.format("%.1f", second), unit,
+            String value =
+                    String.format("%.1f%s %s", v, Double.isNaN(second) ? "" : String.format(" / %.1f", second), unit);
+            md.append(String.format(
+                    "| %s | %s | %s |%n", e.getKey(), value, Double.isNaN(r) ? "" : String.format("%.2f", r)));
+            csv.append(String.format(
+                    "\"%s\",%.1f,%s,%s,%s%n",
+                    e.getKey(),
+                    v,
+                    Double.isNaN(second) ? "" : String.format("%.1f", second),
+                    unit,
                     Double.isNaN(r) ? "" : String.format("%.3f", r)));
             if (!unit.endsWith("/s")) {
                 continue;
             }
             int width = (int) (600 * v / max);
-            svg.append(String.format("<text x='0' y='%d' font-size='12'>%s</text><rect x='480' y='%d' width='%d' "
-                    + "height='14' fill='steelblue'/><text x='%d' y='%d' font-size='12'>%.0f %s</text>%n",
+            svg.append(String.format(
+                    "<text x='0' y='%d' font-size='12'>%s</text><rect x='480' y='%d' width='%d' "
+                            + "height='14' fill='steelblue'/><text x='%d' y='%d' font-size='12'>%.0f %s</text>%n",
                     y + 11, e.getKey(), y, width, 485 + width, y + 11, v, unit));
             y += 22;
         }
         String notesText = String.join("\n", notes.stream().map(n -> "- " + n).toList());
-        Files.writeString(dir.resolve("results.md"), "# Benchmark (backlog " + BACKLOG + ")\n\n" + md + "\n" + notesText + "\n");
+        Files.writeString(
+                dir.resolve("results.md"), "# Benchmark (backlog " + BACKLOG + ")\n\n" + md + "\n" + notesText + "\n");
         Files.writeString(dir.resolve("results.csv"), csv.toString());
-        Files.writeString(dir.resolve("results.html"), "<html><body><h1>Throughput</h1><svg width='1200' "
-                + "height='" + (y + 10) + "'>" + svg + "</svg><pre>" + md + "\n" + notesText + "</pre></body></html>");
+        Files.writeString(
+                dir.resolve("results.html"),
+                "<html><body><h1>Throughput</h1><svg width='1200' " + "height='" + (y + 10) + "'>" + svg + "</svg><pre>"
+                        + md + "\n" + notesText + "</pre></body></html>");
         System.out.println(md + "\n" + notesText);
     }
 
     private static String unit(String measurement) {
-        return measurement.contains("(ms") ? "ms" : measurement.contains("(MiB") ? "MiB"
-                : measurement.startsWith("api") ? "payments/s" : "events/s";
+        return measurement.contains("(ms")
+                ? "ms"
+                : measurement.contains("(MiB") ? "MiB" : measurement.startsWith("api") ? "payments/s" : "events/s";
     }
 
     private static String migratedPayments() {
@@ -591,11 +698,15 @@ class BenchmarkTests {
 
     private static String[] relayArgs(String database, String kafka, String suffix, String mode) {
         return new String[] {
-            "--server.port=" + Ports.free(), "--relay.mode=" + mode,
-            "--relay.db.port=" + SharedInfra.postgres().port(), "--relay.db.name=" + database,
+            "--server.port=" + Ports.free(),
+            "--relay.mode=" + mode,
+            "--relay.db.port=" + SharedInfra.postgres().port(),
+            "--relay.db.name=" + database,
             "--relay.kafka.bootstrap-servers=" + kafka,
             "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
-            "--relay.cdc.slot-name=slot_" + suffix, "--relay.cdc.offsets-topic=offsets-" + suffix};
+            "--relay.cdc.slot-name=slot_" + suffix,
+            "--relay.cdc.offsets-topic=offsets-" + suffix
+        };
     }
 
     private static String[] concat(String[] a, String... b) {
@@ -611,7 +722,9 @@ class BenchmarkTests {
         h.add("schema_version", "1".getBytes(StandardCharsets.UTF_8));
         h.add("aggregate_version", "1".getBytes(StandardCharsets.UTF_8));
         h.add("occurred_at", Instant.now().toString().getBytes(StandardCharsets.UTF_8));
-        h.add("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".getBytes(StandardCharsets.UTF_8));
+        h.add(
+                "traceparent",
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".getBytes(StandardCharsets.UTF_8));
         return h;
     }
 
@@ -623,29 +736,40 @@ class BenchmarkTests {
      */
     private static long awaitDrained(ConfigurableApplicationContext relay, String database, long total) {
         Counter published = relay.getBean(MeterRegistry.class).counter("outbox_relay_published");
-        await().atMost(Duration.ofMinutes(10)).pollInterval(Duration.ofMillis(10))
+        await().atMost(Duration.ofMinutes(10))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> published.count() >= total);
         long done = System.nanoTime();
-        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(100)).until(() -> pending(database) == 0);
+        await().atMost(Duration.ofMinutes(1))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> pending(database) == 0);
         return done;
     }
 
     private static long pending(String database) {
-        return EventFixtures.jdbc(database).sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NULL")
-                .query(Long.class).single();
+        return EventFixtures.jdbc(database)
+                .sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NULL")
+                .query(Long.class)
+                .single();
     }
 
     private static double publishSpanSeconds(String database, Instant occurredAt) {
-        return EventFixtures.jdbc(database).sql("""
+        return EventFixtures.jdbc(database)
+                .sql("""
                 SELECT EXTRACT(EPOCH FROM max(published_at) - min(published_at)) FROM outbox_messages
-                 WHERE occurred_at = :occurredAt""").param("occurredAt", Timestamp.from(occurredAt))
-                .query(Double.class).single();
+                 WHERE occurred_at = :occurredAt""")
+                .param("occurredAt", Timestamp.from(occurredAt))
+                .query(Double.class)
+                .single();
     }
 
     private static boolean slotActive(String database, String slot) {
-        return EventFixtures.jdbc(database).sql(
-                "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = :slot").param("slot", slot)
-                .query(Long.class).single() == 1;
+        return EventFixtures.jdbc(database)
+                        .sql("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = :slot")
+                        .param("slot", slot)
+                        .query(Long.class)
+                        .single()
+                == 1;
     }
 
     private static double seconds(long t0) {

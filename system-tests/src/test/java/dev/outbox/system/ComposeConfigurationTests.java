@@ -1,7 +1,5 @@
 package dev.outbox.system;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +12,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.yaml.snakeyaml.Yaml;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Without a Docker engine the stack cannot be started here, so this checks what can be checked: compose.yaml
@@ -35,12 +35,21 @@ class ComposeConfigurationTests {
         Map<String, Object> compose = new Yaml().load(Files.readString(root().resolve(file)));
         Map<String, Map<String, Object>> services = (Map<String, Map<String, Object>>) compose.get("services");
         if (file.equals("compose.yaml")) {
-            assertThat(services).containsKeys("postgres", "kafka", "kafka-init", "kafka-ui", "payments-api",
-                    "cdc-relay", "accounting-consumer");
+            assertThat(services)
+                    .containsKeys(
+                            "postgres",
+                            "kafka",
+                            "kafka-init",
+                            "kafka-ui",
+                            "payments-api",
+                            "cdc-relay",
+                            "accounting-consumer");
             services.forEach((name, service) -> {
                 if ("no".equals(service.get("restart"))) {
-                    assertThat(dependents(services, name)).as(name + " runs once; others wait for it to finish")
-                            .isNotEmpty().allMatch("service_completed_successfully"::equals);
+                    assertThat(dependents(services, name))
+                            .as(name + " runs once; others wait for it to finish")
+                            .isNotEmpty()
+                            .allMatch("service_completed_successfully"::equals);
                 } else {
                     assertThat(service).as(name).containsKey("healthcheck");
                 }
@@ -53,7 +62,9 @@ class ComposeConfigurationTests {
             }
             String text = resource(config);
             for (String key : ((Map<String, Object>) definition.get("environment")).keySet()) {
-                assertThat(text).as(service + " reads " + key + " (" + file + ")").contains("${" + key);
+                assertThat(text)
+                        .as(service + " reads " + key + " (" + file + ")")
+                        .contains("${" + key);
             }
         });
     }
@@ -69,7 +80,8 @@ class ComposeConfigurationTests {
         Matcher variable = Pattern.compile("\\$\\{([A-Z][A-Z0-9_]+)[:}]").matcher(resource(CONFIG_OF.get(service)));
         int checked = 0;
         while (variable.find()) {
-            assertThat(readme).as(service + " reads " + variable.group(1) + "; the README's table lists it")
+            assertThat(readme)
+                    .as(service + " reads " + variable.group(1) + "; the README's table lists it")
                     .contains("`" + variable.group(1) + "`");
             checked++;
         }
@@ -82,7 +94,8 @@ class ComposeConfigurationTests {
         return services.values().stream()
                 .map(s -> s.get("depends_on") instanceof Map<?, ?> d ? (Map<String, Map<String, Object>>) d : null)
                 .filter(d -> d != null && d.containsKey(name))
-                .map(d -> d.get(name).get("condition")).toList();
+                .map(d -> d.get(name).get("condition"))
+                .toList();
     }
 
     private static String resource(String name) {
@@ -100,7 +113,7 @@ class ComposeConfigurationTests {
                 return p;
             }
         }
-        throw new IllegalStateException("compose.yaml not found above " + Path.of("").toAbsolutePath());
+        throw new IllegalStateException(
+                "compose.yaml not found above " + Path.of("").toAbsolutePath());
     }
-
 }

@@ -1,7 +1,5 @@
 package dev.outbox.system;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -19,6 +17,8 @@ import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
 import org.junit.jupiter.api.Test;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Compose's kafka-init (docker/kafka/provision.sh) run for real, without Docker, against a broker secured as
  * compose's is: the Kafka command-line tools it calls are the same classes the image's scripts start. Afterwards the
@@ -34,47 +34,77 @@ class ComposeKafkaProvisioningIntegrationTests {
         tool(bin, "kafka-configs.sh", "kafka.admin.ConfigCommand");
         tool(bin, "kafka-topics.sh", "org.apache.kafka.tools.TopicCommand");
         tool(bin, "kafka-acls.sh", "org.apache.kafka.tools.AclCommand");
-        try (KafkaBroker.ChildProcess kafka = new KafkaBroker.ChildProcess(Ports.free(),
-                Files.createTempDirectory("kafka-compose").resolve("data"), "admin-secret").start()) {
-            ProcessBuilder script = new ProcessBuilder("bash", root.resolve("docker/kafka/provision.sh").toString())
-                    .redirectErrorStream(true).redirectOutput(Path.of("target", "provision.log").toFile());
-            script.environment().putAll(Map.of("KAFKA_BIN", bin.toString(), "KAFKA_SERVER", kafka.bootstrapServers(),
-                    "PIPELINE_KAFKA", root.resolve("docker/kafka").toString(), "ADMIN_PASSWORD", "admin-secret",
-                    "RELAY_PASSWORD", "relay-secret", "ACCOUNTING_PASSWORD", "accounting-secret",
-                    "UI_PASSWORD", "ui-secret"));
+        try (KafkaBroker.ChildProcess kafka = new KafkaBroker.ChildProcess(
+                        Ports.free(), Files.createTempDirectory("kafka-compose").resolve("data"), "admin-secret")
+                .start()) {
+            ProcessBuilder script = new ProcessBuilder(
+                            "bash", root.resolve("docker/kafka/provision.sh").toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(Path.of("target", "provision.log").toFile());
+            script.environment()
+                    .putAll(Map.of(
+                            "KAFKA_BIN",
+                            bin.toString(),
+                            "KAFKA_SERVER",
+                            kafka.bootstrapServers(),
+                            "PIPELINE_KAFKA",
+                            root.resolve("docker/kafka").toString(),
+                            "ADMIN_PASSWORD",
+                            "admin-secret",
+                            "RELAY_PASSWORD",
+                            "relay-secret",
+                            "ACCOUNTING_PASSWORD",
+                            "accounting-secret",
+                            "UI_PASSWORD",
+                            "ui-secret"));
             Process run = script.start();
             assertThat(run.waitFor(5, TimeUnit.MINUTES)).isTrue();
-            assertThat(run.exitValue()).as(Files.readString(Path.of("target", "provision.log"))).isZero();
+            assertThat(run.exitValue())
+                    .as(Files.readString(Path.of("target", "provision.log")))
+                    .isZero();
 
             try (Admin admin = Admin.create(kafka.adminClientProperties())) {
-                Set<AclBinding> granted = Set.copyOf(admin.describeAcls(AclBindingFilter.ANY).values().get());
-                assertThat(granted).isEqualTo(KafkaAccess.rules().stream().map(ComposeKafkaProvisioningIntegrationTests::binding)
-                        .collect(Collectors.toSet()));
-                assertThat(admin.listTopics().names().get()).containsAll(KafkaAccess.topics().keySet());
+                Set<AclBinding> granted = Set.copyOf(
+                        admin.describeAcls(AclBindingFilter.ANY).values().get());
+                assertThat(granted)
+                        .isEqualTo(KafkaAccess.rules().stream()
+                                .map(ComposeKafkaProvisioningIntegrationTests::binding)
+                                .collect(Collectors.toSet()));
+                assertThat(admin.listTopics().names().get())
+                        .containsAll(KafkaAccess.topics().keySet());
             }
-            for (String[] login : new String[][] {{"relay", "relay-secret"}, {"accounting", "accounting-secret"},
-                    {"ui", "ui-secret"}}) {
+            for (String[] login :
+                    new String[][] {{"relay", "relay-secret"}, {"accounting", "accounting-secret"}, {"ui", "ui-secret"}
+                    }) {
                 Map<String, Object> client = new HashMap<>(KafkaBroker.clientSecurity(login[0], login[1]));
                 client.put("bootstrap.servers", kafka.bootstrapServers());
                 try (Admin as = Admin.create(client)) {
-                    assertThat(as.describeCluster().clusterId().get()).as(login[0]).isNotBlank();
+                    assertThat(as.describeCluster().clusterId().get())
+                            .as(login[0])
+                            .isNotBlank();
                 }
             }
         }
     }
 
     private static AclBinding binding(KafkaAccess.Rule rule) {
-        return new AclBinding(new org.apache.kafka.common.resource.ResourcePattern(rule.resource(), rule.name(),
-                rule.pattern()), new org.apache.kafka.common.acl.AccessControlEntry("User:" + rule.principal(), "*",
-                rule.operation(), org.apache.kafka.common.acl.AclPermissionType.ALLOW));
+        return new AclBinding(
+                new org.apache.kafka.common.resource.ResourcePattern(rule.resource(), rule.name(), rule.pattern()),
+                new org.apache.kafka.common.acl.AccessControlEntry(
+                        "User:" + rule.principal(),
+                        "*",
+                        rule.operation(),
+                        org.apache.kafka.common.acl.AclPermissionType.ALLOW));
     }
 
     /** A stand-in for the image's bin/ script of that name: the same main class, on this JVM's class path. */
     private static void tool(Path bin, String name, String mainClass) throws Exception {
         Path script = bin.resolve(name);
-        Files.writeString(script, "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
-                + "' -XX:TieredStopAtLevel=1 -Xshare:auto -cp '" + System.getProperty("java.class.path") + "' "
-                + mainClass + " \"$@\"\n");
+        Files.writeString(
+                script,
+                "#!/bin/sh\nexec '" + Path.of(System.getProperty("java.home"), "bin", "java")
+                        + "' -XX:TieredStopAtLevel=1 -Xshare:auto -cp '" + System.getProperty("java.class.path") + "' "
+                        + mainClass + " \"$@\"\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 }

@@ -1,9 +1,5 @@
 package dev.outbox.system;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import dev.outbox.accounting.EventFixtures;
 import dev.outbox.accounting.AccountingApplication;
+import dev.outbox.accounting.EventFixtures;
 import dev.outbox.accounting.EventFixtures.Event;
 import dev.outbox.infra.KafkaAccess;
 import dev.outbox.infra.KafkaBroker;
@@ -27,9 +23,9 @@ import dev.outbox.relay.RelayApplication;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.TimeoutException;
-import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -38,6 +34,10 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The pipeline as the local run deploys it: a broker that authenticates every client (SASL/SCRAM) and authorizes
@@ -48,40 +48,53 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 class KafkaAuthorizationIntegrationTests {
 
     static final String ADMIN_PASSWORD = "test-admin-secret";
-    static final Map<String, String> PASSWORDS = Map.of("relay", "test-relay-secret", "accounting",
-            "test-accounting-secret", "ui", "test-ui-secret");
+    static final Map<String, String> PASSWORDS =
+            Map.of("relay", "test-relay-secret", "accounting", "test-accounting-secret", "ui", "test-ui-secret");
     static final String TOPIC = "payments.payment.events";
 
     @Test
     void onlyTheRelaysPrincipalMayWriteTheEventsAndForgedEventsNeverReachTheLedger() throws Exception {
         try (PostgresServer pg = PostgresServer.start(Ports.free(), null, false);
-                KafkaBroker.ChildProcess kafka = new KafkaBroker.ChildProcess(Ports.free(),
-                        Files.createTempDirectory("kafka-secured").resolve("data"), ADMIN_PASSWORD).start()) {
+                KafkaBroker.ChildProcess kafka = new KafkaBroker.ChildProcess(
+                                Ports.free(),
+                                Files.createTempDirectory("kafka-secured").resolve("data"),
+                                ADMIN_PASSWORD)
+                        .start()) {
             pg.applyInitScript();
             try (Admin admin = Admin.create(kafka.adminClientProperties())) {
                 KafkaAccess.provision(admin, PASSWORDS);
             }
             String bootstrap = kafka.bootstrapServers();
-            try (ConfigurableApplicationContext api = new SpringApplicationBuilder(PaymentsApplication.class).run(
-                    "--server.port=0", "--management.server.port=0",
-                    "--spring.datasource.url=" + pg.jdbcUrl("payments"),
-                    "--spring.datasource.username=payments_app", "--spring.datasource.password=payments_app");
-                    ConfigurableApplicationContext relay = RelayApplication.builder().run(
-                            "--server.port=" + Ports.free(), "--relay.db.port=" + pg.port(),
-                            "--relay.db.user=relay", "--relay.db.password=relay",
-                            "--relay.kafka.bootstrap-servers=" + bootstrap,
-                            "--KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT", "--KAFKA_USERNAME=relay",
-                            "--KAFKA_PASSWORD=" + PASSWORDS.get("relay"));
-                    ConfigurableApplicationContext consumer = AccountingApplication.builder().run(
-                            "--server.port=0", "--management.server.port=0",
-                            "--spring.datasource.url=" + pg.jdbcUrl("accounting"),
-                            "--spring.datasource.username=accounting_app",
-                            "--spring.datasource.password=accounting_app",
-                            "--spring.kafka.bootstrap-servers=" + bootstrap,
-                            "--KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT", "--KAFKA_USERNAME=accounting",
-                            "--KAFKA_PASSWORD=" + PASSWORDS.get("accounting"))) {
-                JdbcClient ledger = JdbcClient.create(new DriverManagerDataSource(pg.jdbcUrl("accounting"),
-                        PostgresServer.USER, PostgresServer.PASSWORD));
+            try (ConfigurableApplicationContext api = new SpringApplicationBuilder(PaymentsApplication.class)
+                            .run(
+                                    "--server.port=0",
+                                    "--management.server.port=0",
+                                    "--spring.datasource.url=" + pg.jdbcUrl("payments"),
+                                    "--spring.datasource.username=payments_app",
+                                    "--spring.datasource.password=payments_app");
+                    ConfigurableApplicationContext relay = RelayApplication.builder()
+                            .run(
+                                    "--server.port=" + Ports.free(),
+                                    "--relay.db.port=" + pg.port(),
+                                    "--relay.db.user=relay",
+                                    "--relay.db.password=relay",
+                                    "--relay.kafka.bootstrap-servers=" + bootstrap,
+                                    "--KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT",
+                                    "--KAFKA_USERNAME=relay",
+                                    "--KAFKA_PASSWORD=" + PASSWORDS.get("relay"));
+                    ConfigurableApplicationContext consumer = AccountingApplication.builder()
+                            .run(
+                                    "--server.port=0",
+                                    "--management.server.port=0",
+                                    "--spring.datasource.url=" + pg.jdbcUrl("accounting"),
+                                    "--spring.datasource.username=accounting_app",
+                                    "--spring.datasource.password=accounting_app",
+                                    "--spring.kafka.bootstrap-servers=" + bootstrap,
+                                    "--KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT",
+                                    "--KAFKA_USERNAME=accounting",
+                                    "--KAFKA_PASSWORD=" + PASSWORDS.get("accounting"))) {
+                JdbcClient ledger = JdbcClient.create(new DriverManagerDataSource(
+                        pg.jdbcUrl("accounting"), PostgresServer.USER, PostgresServer.PASSWORD));
                 String apiUrl = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
                 UUID first = pay(apiUrl, "before-forgery");
                 await().atMost(Duration.ofSeconds(90)).until(() -> entries(ledger, first) == 1);
@@ -97,55 +110,88 @@ class KafkaAuthorizationIntegrationTests {
                 assertThatThrownBy(() -> send(producer(bootstrap, "mallory", "mallory"), forgery))
                         .hasCauseInstanceOf(SaslAuthenticationException.class);
                 assertThatThrownBy(() -> send(producer(bootstrap, null, null), forgery))
-                        .as("an unauthenticated client gets no answer at all").hasCauseInstanceOf(TimeoutException.class);
-                assertThatThrownBy(() -> send(producer(bootstrap, "accounting", PASSWORDS.get("accounting")),
-                        Event.created(forged, "1.00", "EUR"), "payments.refund.events"))
+                        .as("an unauthenticated client gets no answer at all")
+                        .hasCauseInstanceOf(TimeoutException.class);
+                assertThatThrownBy(() -> send(
+                                producer(bootstrap, "accounting", PASSWORDS.get("accounting")),
+                                Event.created(forged, "1.00", "EUR"),
+                                "payments.refund.events"))
                         .hasCauseInstanceOf(AuthorizationException.class);
-                assertThatThrownBy(() -> send(producer(bootstrap, "relay", PASSWORDS.get("relay")), forgery,
-                        TOPIC + ".DLT")).as("the relay may not write the consumer's dead letters")
+                assertThatThrownBy(() ->
+                                send(producer(bootstrap, "relay", PASSWORDS.get("relay")), forgery, TOPIC + ".DLT"))
+                        .as("the relay may not write the consumer's dead letters")
                         .hasCauseInstanceOf(AuthorizationException.class);
-                try (KafkaConsumer<String, String> relayReading = new KafkaConsumer<>(client(bootstrap, "relay",
-                        PASSWORDS.get("relay"), Map.of("group.id", "accounting",
-                                "key.deserializer", StringDeserializer.class.getName(),
-                                "value.deserializer", StringDeserializer.class.getName())))) {
+                try (KafkaConsumer<String, String> relayReading = new KafkaConsumer<>(client(
+                        bootstrap,
+                        "relay",
+                        PASSWORDS.get("relay"),
+                        Map.of(
+                                "group.id",
+                                "accounting",
+                                "key.deserializer",
+                                StringDeserializer.class.getName(),
+                                "value.deserializer",
+                                StringDeserializer.class.getName())))) {
                     relayReading.subscribe(List.of(TOPIC));
                     assertThatThrownBy(() -> relayReading.poll(Duration.ofSeconds(10)))
-                            .isInstanceOfAny(TopicAuthorizationException.class,
+                            .isInstanceOfAny(
+                                    TopicAuthorizationException.class,
                                     org.apache.kafka.common.errors.GroupAuthorizationException.class);
                 }
 
                 UUID after = pay(apiUrl, "after-forgery");
                 await().atMost(Duration.ofSeconds(60)).until(() -> entries(ledger, after) == 1);
-                assertThat(entries(ledger, forged)).as("the forged payment's ledger entries").isZero();
-                assertThat(ledger.sql("SELECT count(*) FROM ledger_entries").query(Long.class).single()).isEqualTo(2);
+                assertThat(entries(ledger, forged))
+                        .as("the forged payment's ledger entries")
+                        .isZero();
+                assertThat(ledger.sql("SELECT count(*) FROM ledger_entries")
+                                .query(Long.class)
+                                .single())
+                        .isEqualTo(2);
             }
         }
     }
 
     private static UUID pay(String apiUrl, String key) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(apiUrl + "/payments"))
-                .header("Authorization", "Bearer local-key-client-a").header("Idempotency-Key", key)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":\"10.00\",\"currency\":\"EUR\"}")).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(apiUrl + "/payments"))
+                                .header("Authorization", "Bearer local-key-client-a")
+                                .header("Idempotency-Key", key)
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(
+                                        "{\"amount\":\"10.00\",\"currency\":\"EUR\"}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
         return UUID.fromString(response.body().substring(7, 43));
     }
 
     private static long entries(JdbcClient ledger, UUID payment) {
-        return ledger.sql("SELECT count(*) FROM ledger_entries WHERE payment_id = :id").param("id", payment)
-                .query(Long.class).single();
+        return ledger.sql("SELECT count(*) FROM ledger_entries WHERE payment_id = :id")
+                .param("id", payment)
+                .query(Long.class)
+                .single();
     }
 
     private static KafkaProducer<String, String> producer(String bootstrap, String user, String password) {
-        return new KafkaProducer<>(client(bootstrap, user, password, Map.of("acks", "all", "max.block.ms", "5000",
-                "key.serializer", StringSerializer.class.getName(),
-                "value.serializer", StringSerializer.class.getName())));
+        return new KafkaProducer<>(client(
+                bootstrap,
+                user,
+                password,
+                Map.of(
+                        "acks",
+                        "all",
+                        "max.block.ms",
+                        "5000",
+                        "key.serializer",
+                        StringSerializer.class.getName(),
+                        "value.serializer",
+                        StringSerializer.class.getName())));
     }
 
-    private static Map<String, Object> client(String bootstrap, String user, String password,
-            Map<String, Object> more) {
+    private static Map<String, Object> client(
+            String bootstrap, String user, String password, Map<String, Object> more) {
         Map<String, Object> config = new HashMap<>(KafkaBroker.clientSecurity(user, password));
         config.put("bootstrap.servers", bootstrap);
         config.putAll(more);

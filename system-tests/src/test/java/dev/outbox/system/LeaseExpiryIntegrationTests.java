@@ -1,8 +1,5 @@
 package dev.outbox.system;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +21,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * An expired lease recovered (the lease protocol's test 9, with test 4's duplicate): worker A claims a row with the
@@ -49,41 +49,63 @@ class LeaseExpiryIntegrationTests {
         OutboxEvent event = OutboxRows.event(payment, 1, OutboxRows.payload(payment, 1, "15.00"));
         OutboxRows.write(OutboxRows.dataSource(payments), List.of(event));
 
-        try (ConfigurableApplicationContext consumer = AccountingApplication.builder()
-                .run(EventFixtures.consumerArgs(accounting, topic, "lease-" + suffix))) {
+        try (ConfigurableApplicationContext consumer =
+                AccountingApplication.builder().run(EventFixtures.consumerArgs(accounting, topic, "lease-" + suffix))) {
             UUID workerA = UUID.randomUUID();
             List<OutboxRow> claimed = outbox.claim(workerA, 10, Duration.ofSeconds(1), Duration.ZERO, false);
             assertThat(claimed).extracting(OutboxRow::id).containsExactly(event.id());
             try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(Map.of(
-                    "bootstrap.servers", SharedInfra.kafka().bootstrapServers(), "acks", "all",
-                    "key.serializer", StringSerializer.class, "value.serializer", ByteArraySerializer.class))) {
-                producer.send(claimed.get(0).toEventRecord(pattern).toProducerRecord()).get();
+                    "bootstrap.servers",
+                    SharedInfra.kafka().bootstrapServers(),
+                    "acks",
+                    "all",
+                    "key.serializer",
+                    StringSerializer.class,
+                    "value.serializer",
+                    ByteArraySerializer.class))) {
+                producer.send(claimed.get(0).toEventRecord(pattern).toProducerRecord())
+                        .get();
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> entries(ledger, payment) == 1);
-            await().atMost(Duration.ofSeconds(10)).until(() -> jdbc.sql(
-                    "SELECT locked_until < now() FROM outbox_messages WHERE id = :id").param("id", event.id())
-                    .query(Boolean.class).single());
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> jdbc.sql("SELECT locked_until < now() FROM outbox_messages WHERE id = :id")
+                            .param("id", event.id())
+                            .query(Boolean.class)
+                            .single());
 
-            try (ConfigurableApplicationContext relay = RelayApplication.builder().run(
-                    "--server.port=" + Ports.free(),
-                    "--relay.mode=polling",
-                    "--relay.db.port=" + SharedInfra.postgres().port(),
-                    "--relay.db.name=" + payments,
-                    "--relay.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
-                    "--relay.kafka.topic-pattern=" + pattern)) {
-                await().atMost(Duration.ofSeconds(30)).until(() -> jdbc.sql(
-                        "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL")
-                        .query(Long.class).single() == 1);
-                assertThat(relay.getBean(MeterRegistry.class).find("outbox_polling_expired_leases_recovered")
-                        .counter().count()).isEqualTo(1);
+            try (ConfigurableApplicationContext relay = RelayApplication.builder()
+                    .run(
+                            "--server.port=" + Ports.free(),
+                            "--relay.mode=polling",
+                            "--relay.db.port=" + SharedInfra.postgres().port(),
+                            "--relay.db.name=" + payments,
+                            "--relay.kafka.bootstrap-servers="
+                                    + SharedInfra.kafka().bootstrapServers(),
+                            "--relay.kafka.topic-pattern=" + pattern)) {
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> jdbc.sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL")
+                                        .query(Long.class)
+                                        .single()
+                                == 1);
+                assertThat(relay.getBean(MeterRegistry.class)
+                                .find("outbox_polling_expired_leases_recovered")
+                                .counter()
+                                .count())
+                        .isEqualTo(1);
             }
             assertThat(outbox.markPublished(List.of(event.id()), workerA))
-                    .as("the stalled worker's late mark is refused").isZero();
-            assertThat(jdbc.sql("SELECT attempts FROM outbox_messages WHERE id = :id").param("id", event.id())
-                    .query(Integer.class).single()).isEqualTo(2);
+                    .as("the stalled worker's late mark is refused")
+                    .isZero();
+            assertThat(jdbc.sql("SELECT attempts FROM outbox_messages WHERE id = :id")
+                            .param("id", event.id())
+                            .query(Integer.class)
+                            .single())
+                    .isEqualTo(2);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> {
-                var c = consumer.getBean(MeterRegistry.class).find("accounting_events").tag("outcome", "duplicate")
+                var c = consumer.getBean(MeterRegistry.class)
+                        .find("accounting_events")
+                        .tag("outcome", "duplicate")
                         .counter();
                 return c != null && c.count() >= 1;
             });
@@ -92,7 +114,9 @@ class LeaseExpiryIntegrationTests {
     }
 
     private static long entries(JdbcClient ledger, UUID payment) {
-        return ledger.sql("SELECT count(*) FROM ledger_entries WHERE payment_id = :id").param("id", payment)
-                .query(Long.class).single();
+        return ledger.sql("SELECT count(*) FROM ledger_entries WHERE payment_id = :id")
+                .param("id", payment)
+                .query(Long.class)
+                .single();
     }
 }

@@ -1,9 +1,5 @@
 package dev.outbox.system;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
-
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -13,11 +9,15 @@ import java.util.UUID;
 import dev.outbox.accounting.EventFixtures;
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.SharedInfra;
-import dev.outbox.relay.RelayApplication;
 import dev.outbox.relay.OutboxRows;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import dev.outbox.relay.RelayApplication;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The roles compose and the local run create (docker/postgres/init.sql, applied as is), on a real PostgreSQL: the relay can read and mark the outbox
@@ -30,10 +30,18 @@ class LeastPrivilegeIntegrationTests {
     void everyRoleProvesItsPasswordTheSuperuserIncluded() throws Exception {
         SharedInfra.postgres().applyInitScript();
         String url = SharedInfra.postgres().jdbcUrl("payments");
-        for (String[] login : new String[][] {{"postgres", "wrong"}, {"postgres", "Postgres"}, {"relay", "postgres"},
-                {"payments_app", "relay"}, {"accounting_app", "x"}, {"nobody", "nobody"}}) {
-            assertThatThrownBy(() -> DriverManager.getConnection(url, login[0], login[1]).close())
-                    .as(login[0] + " with a wrong password").hasMessageContaining("password authentication failed");
+        for (String[] login : new String[][] {
+            {"postgres", "wrong"},
+            {"postgres", "Postgres"},
+            {"relay", "postgres"},
+            {"payments_app", "relay"},
+            {"accounting_app", "x"},
+            {"nobody", "nobody"}
+        }) {
+            assertThatThrownBy(() ->
+                            DriverManager.getConnection(url, login[0], login[1]).close())
+                    .as(login[0] + " with a wrong password")
+                    .hasMessageContaining("password authentication failed");
         }
         DriverManager.getConnection(url, "payments_app", "payments_app").close();
     }
@@ -51,16 +59,17 @@ class LeastPrivilegeIntegrationTests {
         String slot = "snoop_" + Long.toHexString(System.nanoTime());
         try (Connection relay = DriverManager.getConnection(url, "relay", "relay");
                 Connection owner = DriverManager.getConnection(url, "payments_app", "payments_app");
-                Statement r = relay.createStatement(); Statement o = owner.createStatement()) {
+                Statement r = relay.createStatement();
+                Statement o = owner.createStatement()) {
             assertThatThrownBy(() -> r.executeQuery("SELECT * FROM idempotency_keys"))
                     .hasMessageContaining("permission denied");
-            r.executeQuery("SELECT pg_create_logical_replication_slot('" + slot + "', 'test_decoding', true)").close();
+            r.executeQuery("SELECT pg_create_logical_replication_slot('" + slot + "', 'test_decoding', true)")
+                    .close();
             UUID payment = UUID.randomUUID();
             o.executeUpdate("""
                     INSERT INTO payments (id, client_id, amount, currency, description, refunded_amount, status,
                                           version, created_at, updated_at)
-                    VALUES ('%s', 'client-a', 4242.42, 'EUR', 'salary of J. Doe', 0, 'CREATED', 1, now(), now())"""
-                    .formatted(payment));
+                    VALUES ('%s', 'client-a', 4242.42, 'EUR', 'salary of J. Doe', 0, 'CREATED', 1, now(), now())""".formatted(payment));
             o.executeUpdate("""
                     INSERT INTO idempotency_keys (client_id, idempotency_key, request_hash, response_status,
                                                   response_body, created_at, expires_at)
@@ -72,9 +81,15 @@ class LeastPrivilegeIntegrationTests {
                     decoded.append(rs.getString(1)).append('\n');
                 }
             }
-            assertThat(decoded).contains("table public.payments: INSERT", "salary of J. Doe", "4242.42",
-                    "table public.idempotency_keys: INSERT", "k-" + payment);
-            assertThat(decoded.toString()).as("the response body, as bytea hex")
+            assertThat(decoded)
+                    .contains(
+                            "table public.payments: INSERT",
+                            "salary of J. Doe",
+                            "4242.42",
+                            "table public.idempotency_keys: INSERT",
+                            "k-" + payment);
+            assertThat(decoded.toString())
+                    .as("the response body, as bytea hex")
                     .contains(java.util.HexFormat.of().formatHex("response body".getBytes()));
         }
     }
@@ -91,45 +106,56 @@ class LeastPrivilegeIntegrationTests {
         String url = SharedInfra.postgres().jdbcUrl(payments);
         OutboxRows.migrate(url, app, "payments_app");
 
-        try (Connection r = DriverManager.getConnection(url, relay, "relay"); Statement s = r.createStatement()) {
+        try (Connection r = DriverManager.getConnection(url, relay, "relay");
+                Statement s = r.createStatement()) {
             s.executeQuery("SELECT count(*) FROM outbox_messages").close();
             s.executeUpdate("UPDATE outbox_messages SET published_at = now() WHERE false");
-            assertThatThrownBy(() -> s.executeQuery("SELECT * FROM payments")).hasMessageContaining("permission denied");
+            assertThatThrownBy(() -> s.executeQuery("SELECT * FROM payments"))
+                    .hasMessageContaining("permission denied");
             assertThatThrownBy(() -> s.executeUpdate("UPDATE outbox_messages SET payload = '{}'"))
                     .hasMessageContaining("permission denied");
             assertThatThrownBy(() -> s.executeUpdate("INSERT INTO outbox_messages (id) VALUES (gen_random_uuid())"))
                     .hasMessageContaining("permission denied");
         }
-        assertThatThrownBy(() -> DriverManager.getConnection(url, accounting, "accounting_app").close())
+        assertThatThrownBy(() -> DriverManager.getConnection(url, accounting, "accounting_app")
+                        .close())
                 .hasMessageContaining("permission denied for database");
 
-        try (ConfigurableApplicationContext cdc = RelayApplication.builder().run(
-                "--server.port=" + Ports.free(),
-                "--relay.db.port=" + SharedInfra.postgres().port(),
-                "--relay.db.name=" + payments,
-                "--relay.db.user=" + relay,
-                "--relay.db.password=relay",
-                "--relay.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
-                "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
-                "--relay.cdc.slot-name=slot_" + suffix,
-                "--relay.cdc.offsets-topic=offsets-" + suffix);
+        try (ConfigurableApplicationContext cdc = RelayApplication.builder()
+                        .run(
+                                "--server.port=" + Ports.free(),
+                                "--relay.db.port=" + SharedInfra.postgres().port(),
+                                "--relay.db.name=" + payments,
+                                "--relay.db.user=" + relay,
+                                "--relay.db.password=relay",
+                                "--relay.kafka.bootstrap-servers="
+                                        + SharedInfra.kafka().bootstrapServers(),
+                                "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
+                                "--relay.cdc.slot-name=slot_" + suffix,
+                                "--relay.cdc.offsets-topic=offsets-" + suffix);
                 Connection owner = DriverManager.getConnection(url, app, "payments_app")) {
             await().atMost(Duration.ofSeconds(90)).until(() -> {
-                try (Statement s = owner.createStatement(); var rs = s.executeQuery(
-                        "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = 'slot_" + suffix + "'")) {
+                try (Statement s = owner.createStatement();
+                        var rs = s.executeQuery(
+                                "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = 'slot_" + suffix
+                                        + "'")) {
                     rs.next();
                     return rs.getLong(1) == 1;
                 }
             });
-            UUID id = OutboxRows.insert(new DriverManagerDataSource(url, app, "payments_app"), 1, 1).get(0).id();
+            UUID id = OutboxRows.insert(new DriverManagerDataSource(url, app, "payments_app"), 1, 1)
+                    .get(0)
+                    .id();
             await().atMost(Duration.ofSeconds(60)).until(() -> {
-                try (Statement s = owner.createStatement(); var rs = s.executeQuery(
-                        "SELECT published_at IS NOT NULL FROM outbox_messages WHERE id = '" + id + "'")) {
+                try (Statement s = owner.createStatement();
+                        var rs = s.executeQuery(
+                                "SELECT published_at IS NOT NULL FROM outbox_messages WHERE id = '" + id + "'")) {
                     rs.next();
                     return rs.getBoolean(1);
                 }
             });
-            assertThat(EventFixtures.read("t-" + suffix + ".payment.events", 1, Duration.ofSeconds(30))).hasSize(1);
+            assertThat(EventFixtures.read("t-" + suffix + ".payment.events", 1, Duration.ofSeconds(30)))
+                    .hasSize(1);
         }
     }
 }

@@ -1,7 +1,5 @@
 package dev.outbox.system;
 
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -20,8 +18,10 @@ import dev.outbox.infra.KafkaBroker;
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.payments.PaymentsApplication;
-import dev.outbox.relay.RelayApplication;
 import dev.outbox.relay.OutboxRows;
+import dev.outbox.relay.RelayApplication;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * The whole pipeline as separate processes on this machine: its own PostgreSQL (crashable with SIGQUIT, as
@@ -30,7 +30,13 @@ import dev.outbox.relay.OutboxRows;
  */
 final class PipelineHarness implements AutoCloseable {
 
-    enum Component { API, RELAY, CONSUMER, KAFKA, POSTGRES }
+    enum Component {
+        API,
+        RELAY,
+        CONSUMER,
+        KAFKA,
+        POSTGRES
+    }
 
     private final PostgresServer postgres;
     private final KafkaBroker.ChildProcess kafka;
@@ -71,19 +77,24 @@ final class PipelineHarness implements AutoCloseable {
     void start(Component component) {
         switch (component) {
             case KAFKA -> kafka.start();
-            case POSTGRES -> { }
+            case POSTGRES -> {}
             default -> {
-                JavaProcess.Builder builder = JavaProcess.builder(mainClass(component)).env(env(component)).heap("384m")
+                JavaProcess.Builder builder = JavaProcess.builder(mainClass(component))
+                        .env(env(component))
+                        .heap("384m")
                         .logTo(logs.resolve(component.name().toLowerCase() + ".log"));
                 for (String arg : System.getProperty("harness.jvmArgs", "").split(" ")) {
                     if (!arg.isBlank()) {
-                        builder.jvmArg(arg.replace("{component}", component.name().toLowerCase()));
+                        builder.jvmArg(
+                                arg.replace("{component}", component.name().toLowerCase()));
                     }
                 }
                 Process p = builder.start();
                 processes.put(component, p);
-                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
-                        .until(() -> healthy(ports.get(component), component == Component.RELAY ? "/actuator/health" : "/readyz"));
+                await().atMost(Duration.ofSeconds(120))
+                        .pollInterval(Duration.ofMillis(250))
+                        .until(() -> healthy(
+                                ports.get(component), component == Component.RELAY ? "/actuator/health" : "/readyz"));
             }
         }
     }
@@ -103,9 +114,10 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     InvariantChecker.Report check(boolean countWire) throws Exception {
-        try (Connection p = postgres.connect("payments"); Connection a = postgres.connect("accounting")) {
-            return InvariantChecker.check(p, a, "accounting", countWire ? kafka.adminClientProperties() : null,
-                    "payments.payment.events");
+        try (Connection p = postgres.connect("payments");
+                Connection a = postgres.connect("accounting")) {
+            return InvariantChecker.check(
+                    p, a, "accounting", countWire ? kafka.adminClientProperties() : null, "payments.payment.events");
         }
     }
 
@@ -125,23 +137,37 @@ final class PipelineHarness implements AutoCloseable {
     private Map<String, String> baseEnv(Component component) {
         String kafkaServers = kafka.bootstrapServers();
         return switch (component) {
-            case API -> Map.of(
-                    "PAYMENTS_DB_URL", postgres.jdbcUrl("payments"),
-                    "PAYMENTS_HTTP_PORT", String.valueOf(ports.get(component)),
-                    "PAYMENTS_MANAGEMENT_PORT", "0");
-            case RELAY -> Map.of(
-                    "RELAY_MODE", relayMode,
-                    "RELAY_DB_PORT", String.valueOf(postgres.port()),
-                    "RELAY_DB_NAME", "payments",
-                    "KAFKA_BOOTSTRAP_SERVERS", kafkaServers,
-                    "RELAY_HTTP_PORT", String.valueOf(ports.get(component)),
-                    "RELAY_SAFETY_NET_GRACE", "20s",
-                    "RELAY_SAFETY_NET_INTERVAL", "5s");
-            case CONSUMER -> Map.of(
-                    "ACCOUNTING_DB_URL", postgres.jdbcUrl("accounting"),
-                    "KAFKA_BOOTSTRAP_SERVERS", kafkaServers,
-                    "ACCOUNTING_HTTP_PORT", String.valueOf(ports.get(component)),
-                    "ACCOUNTING_MANAGEMENT_PORT", "0");
+            case API ->
+                Map.of(
+                        "PAYMENTS_DB_URL", postgres.jdbcUrl("payments"),
+                        "PAYMENTS_HTTP_PORT", String.valueOf(ports.get(component)),
+                        "PAYMENTS_MANAGEMENT_PORT", "0");
+            case RELAY ->
+                Map.of(
+                        "RELAY_MODE",
+                        relayMode,
+                        "RELAY_DB_PORT",
+                        String.valueOf(postgres.port()),
+                        "RELAY_DB_NAME",
+                        "payments",
+                        "KAFKA_BOOTSTRAP_SERVERS",
+                        kafkaServers,
+                        "RELAY_HTTP_PORT",
+                        String.valueOf(ports.get(component)),
+                        "RELAY_SAFETY_NET_GRACE",
+                        "20s",
+                        "RELAY_SAFETY_NET_INTERVAL",
+                        "5s");
+            case CONSUMER ->
+                Map.of(
+                        "ACCOUNTING_DB_URL",
+                        postgres.jdbcUrl("accounting"),
+                        "KAFKA_BOOTSTRAP_SERVERS",
+                        kafkaServers,
+                        "ACCOUNTING_HTTP_PORT",
+                        String.valueOf(ports.get(component)),
+                        "ACCOUNTING_MANAGEMENT_PORT",
+                        "0");
             default -> throw new IllegalArgumentException(component.name());
         };
     }
@@ -157,9 +183,14 @@ final class PipelineHarness implements AutoCloseable {
 
     private static boolean healthy(int port, String path) {
         try {
-            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(2))
-                    .build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+            return HttpClient.newHttpClient()
+                            .send(
+                                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                            .timeout(Duration.ofSeconds(2))
+                                            .build(),
+                                    HttpResponse.BodyHandlers.discarding())
+                            .statusCode()
+                    == 200;
         } catch (Exception e) {
             return false;
         }

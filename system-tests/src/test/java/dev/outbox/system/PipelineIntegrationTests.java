@@ -1,8 +1,5 @@
 package dev.outbox.system;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -17,18 +14,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
-import dev.outbox.accounting.EventFixtures;
 import dev.outbox.accounting.AccountingApplication;
+import dev.outbox.accounting.EventFixtures;
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.payments.PaymentsApplication;
-import dev.outbox.relay.RelayApplication;
 import dev.outbox.relay.OutboxRows;
+import dev.outbox.relay.RelayApplication;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The whole chain, end to end: HTTP with Idempotency-Keys -> payments + outbox -> CDC relay -> Kafka ->
@@ -48,26 +48,35 @@ class PipelineIntegrationTests {
         String topic = "t-" + suffix + ".payment.events";
         OutboxRows.migrate(SharedInfra.postgres().jdbcUrl(payments), PostgresServer.USER, PostgresServer.PASSWORD);
 
-        try (ConfigurableApplicationContext relay = RelayApplication.builder().run(
-                "--server.port=" + Ports.free(),
-                "--relay.db.port=" + SharedInfra.postgres().port(),
-                "--relay.db.name=" + payments,
-                "--relay.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
-                "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
-                "--relay.cdc.slot-name=slot_" + suffix,
-                "--relay.cdc.offsets-topic=offsets-" + suffix);
+        try (ConfigurableApplicationContext relay = RelayApplication.builder()
+                        .run(
+                                "--server.port=" + Ports.free(),
+                                "--relay.db.port=" + SharedInfra.postgres().port(),
+                                "--relay.db.name=" + payments,
+                                "--relay.kafka.bootstrap-servers="
+                                        + SharedInfra.kafka().bootstrapServers(),
+                                "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
+                                "--relay.cdc.slot-name=slot_" + suffix,
+                                "--relay.cdc.offsets-topic=offsets-" + suffix);
                 ConfigurableApplicationContext api = new org.springframework.boot.builder.SpringApplicationBuilder(
-                        PaymentsApplication.class).run(
-                        "--server.port=0", "--management.server.port=0",
-                        "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(payments),
-                        "--spring.datasource.username=" + PostgresServer.USER,
-                        "--spring.datasource.password=" + PostgresServer.PASSWORD);
-                ConfigurableApplicationContext consumer = AccountingApplication.builder().run(
-                        EventFixtures.consumerArgs(accounting, topic, "e2e-" + suffix))) {
+                                PaymentsApplication.class)
+                        .run(
+                                "--server.port=0",
+                                "--management.server.port=0",
+                                "--spring.datasource.url="
+                                        + SharedInfra.postgres().jdbcUrl(payments),
+                                "--spring.datasource.username=" + PostgresServer.USER,
+                                "--spring.datasource.password=" + PostgresServer.PASSWORD);
+                ConfigurableApplicationContext consumer = AccountingApplication.builder()
+                        .run(EventFixtures.consumerArgs(accounting, topic, "e2e-" + suffix))) {
             JdbcClient paymentsDb = EventFixtures.jdbc(payments);
             JdbcClient ledgerDb = EventFixtures.jdbc(accounting);
-            await().atMost(Duration.ofSeconds(90)).until(() -> paymentsDb.sql(
-                    "SELECT count(*) FROM pg_replication_slots WHERE active").query(Long.class).single() == 1);
+            await().atMost(Duration.ofSeconds(90))
+                    .until(() -> paymentsDb
+                                    .sql("SELECT count(*) FROM pg_replication_slots WHERE active")
+                                    .query(Long.class)
+                                    .single()
+                            == 1);
             String base = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
 
             ExecutorService pool = Executors.newFixedThreadPool(8);
@@ -108,49 +117,69 @@ class PipelineIntegrationTests {
             pool.shutdown();
 
             String traceId = "7af7651916cd43dd8448eb211c80319d";
-            HttpResponse<String> traced = http.send(HttpRequest.newBuilder(URI.create(base + "/payments"))
-                    .header("Authorization", "Bearer local-key-client-a")
-                    .header("Idempotency-Key", "traced-" + suffix)
-                    .header("Content-Type", "application/json")
-                    .header("traceparent", "00-" + traceId + "-b7ad6b7169203331-01")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":\"1.00\",\"currency\":\"EUR\"}"))
-                    .build(), HttpResponse.BodyHandlers.ofString());
-            UUID tracedPayment = UUID.fromString(JSON.readTree(traced.body()).get("id").asString());
+            HttpResponse<String> traced = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/payments"))
+                            .header("Authorization", "Bearer local-key-client-a")
+                            .header("Idempotency-Key", "traced-" + suffix)
+                            .header("Content-Type", "application/json")
+                            .header("traceparent", "00-" + traceId + "-b7ad6b7169203331-01")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":\"1.00\",\"currency\":\"EUR\"}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            UUID tracedPayment =
+                    UUID.fromString(JSON.readTree(traced.body()).get("id").asString());
 
-            long events = paymentsDb.sql("SELECT count(*) FROM outbox_messages").query(Long.class).single();
+            long events = paymentsDb
+                    .sql("SELECT count(*) FROM outbox_messages")
+                    .query(Long.class)
+                    .single();
             assertThat(events).isEqualTo(500 + 100 + 25 + 1);
-            await().atMost(Duration.ofSeconds(120)).until(() -> ledgerDb.sql("SELECT count(*) FROM ledger_entries")
-                    .query(Long.class).single() == events);
+            await().atMost(Duration.ofSeconds(120))
+                    .until(() -> ledgerDb.sql("SELECT count(*) FROM ledger_entries")
+                                    .query(Long.class)
+                                    .single()
+                            == events);
 
             Map<UUID, BigDecimal> expected = new java.util.HashMap<>();
-            paymentsDb.sql("SELECT id, amount - refunded_amount AS net FROM payments").query((rs, n) ->
-                    expected.put(rs.getObject("id", UUID.class), rs.getBigDecimal("net"))).list();
+            paymentsDb
+                    .sql("SELECT id, amount - refunded_amount AS net FROM payments")
+                    .query((rs, n) -> expected.put(rs.getObject("id", UUID.class), rs.getBigDecimal("net")))
+                    .list();
             Map<UUID, BigDecimal> ledger = new java.util.HashMap<>();
             ledgerDb.sql("SELECT payment_id, sum(amount) AS total FROM ledger_entries GROUP BY payment_id")
                     .query((rs, n) -> ledger.put(rs.getObject("payment_id", UUID.class), rs.getBigDecimal("total")))
                     .list();
             assertThat(expected).hasSize(501);
             assertThat(ledgerDb.sql("SELECT trace_id FROM ledger_entries WHERE payment_id = :id")
-                    .param("id", tracedPayment).query(String.class).single())
-                    .as("the consumer's span belongs to the API request's trace").isEqualTo(traceId);
+                            .param("id", tracedPayment)
+                            .query(String.class)
+                            .single())
+                    .as("the consumer's span belongs to the API request's trace")
+                    .isEqualTo(traceId);
             assertThat(ledger.keySet()).isEqualTo(expected.keySet());
-            expected.forEach((id, net) -> assertThat(ledger.get(id)).as("ledger of " + id).isEqualByComparingTo(net));
+            expected.forEach((id, net) ->
+                    assertThat(ledger.get(id)).as("ledger of " + id).isEqualByComparingTo(net));
             assertThat(ledgerDb.sql("""
-                    SELECT count(*) FROM (SELECT event_id FROM ledger_entries GROUP BY event_id HAVING count(*) > 1) d""")
-                    .query(Long.class).single()).isZero();
-            assertThat(paymentsDb.sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NULL")
-                    .query(Long.class).single()).isZero();
+                    SELECT count(*) FROM (SELECT event_id FROM ledger_entries GROUP BY event_id HAVING count(*) > 1) d""").query(Long.class).single()).isZero();
+            assertThat(paymentsDb
+                            .sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NULL")
+                            .query(Long.class)
+                            .single())
+                    .isZero();
         }
     }
 
     private HttpResponse<String> post(String url, String key, String body) {
         HttpResponse<String> response;
         try {
-            response = http.send(HttpRequest.newBuilder(URI.create(url))
-                .header("Authorization", "Bearer local-key-client-a")
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            response = http.send(
+                    HttpRequest.newBuilder(URI.create(url))
+                            .header("Authorization", "Bearer local-key-client-a")
+                            .header("Idempotency-Key", key)
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
         } catch (Exception e) {
             throw new AssertionError(e);
         }

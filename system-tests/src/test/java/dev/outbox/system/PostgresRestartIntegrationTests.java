@@ -1,8 +1,5 @@
 package dev.outbox.system;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,11 +20,14 @@ import dev.outbox.infra.Ports;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.payments.PaymentsApplication;
-import dev.outbox.relay.RelayApplication;
 import dev.outbox.relay.OutboxRows;
+import dev.outbox.relay.RelayApplication;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * PostgreSQL crashes ({@code pg_ctl -m immediate}) under HTTP load while the CDC relay streams and the consumer
@@ -43,27 +43,34 @@ class PostgresRestartIntegrationTests {
         try (PostgresServer pg = PostgresServer.start(Ports.free(), null, false)) {
             pg.createDatabase("payments").createDatabase("accounting");
             OutboxRows.migrate(pg.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD);
-            try (ConfigurableApplicationContext relay = RelayApplication.builder().run(
-                    "--server.port=" + Ports.free(),
-                    "--relay.db.port=" + pg.port(),
-                    "--relay.db.name=payments",
-                    "--relay.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
-                    "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
-                    "--relay.cdc.slot-name=slot_" + suffix,
-                    "--relay.cdc.offsets-topic=offsets-" + suffix,
-                    "--relay.cdc.restart-backoff=1s",
-                    "--relay.safety-net.grace=10s",
-                    "--relay.safety-net.interval=2s");
-                    ConfigurableApplicationContext api = new SpringApplicationBuilder(PaymentsApplication.class).run(
-                            "--server.port=0", "--management.server.port=0",
-                            "--spring.datasource.url=" + pg.jdbcUrl("payments"),
-                            "--spring.datasource.hikari.connection-timeout=2000");
-                    ConfigurableApplicationContext consumer = AccountingApplication.builder().run(
-                            "--server.port=0", "--management.server.port=0",
-                            "--spring.datasource.url=" + pg.jdbcUrl("accounting"),
-                            "--spring.kafka.bootstrap-servers=" + SharedInfra.kafka().bootstrapServers(),
-                            "--spring.kafka.consumer.group-id=" + suffix,
-                            "--accounting.topic=" + topic)) {
+            try (ConfigurableApplicationContext relay = RelayApplication.builder()
+                            .run(
+                                    "--server.port=" + Ports.free(),
+                                    "--relay.db.port=" + pg.port(),
+                                    "--relay.db.name=payments",
+                                    "--relay.kafka.bootstrap-servers="
+                                            + SharedInfra.kafka().bootstrapServers(),
+                                    "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
+                                    "--relay.cdc.slot-name=slot_" + suffix,
+                                    "--relay.cdc.offsets-topic=offsets-" + suffix,
+                                    "--relay.cdc.restart-backoff=1s",
+                                    "--relay.safety-net.grace=10s",
+                                    "--relay.safety-net.interval=2s");
+                    ConfigurableApplicationContext api = new SpringApplicationBuilder(PaymentsApplication.class)
+                            .run(
+                                    "--server.port=0",
+                                    "--management.server.port=0",
+                                    "--spring.datasource.url=" + pg.jdbcUrl("payments"),
+                                    "--spring.datasource.hikari.connection-timeout=2000");
+                    ConfigurableApplicationContext consumer = AccountingApplication.builder()
+                            .run(
+                                    "--server.port=0",
+                                    "--management.server.port=0",
+                                    "--spring.datasource.url=" + pg.jdbcUrl("accounting"),
+                                    "--spring.kafka.bootstrap-servers="
+                                            + SharedInfra.kafka().bootstrapServers(),
+                                    "--spring.kafka.consumer.group-id=" + suffix,
+                                    "--accounting.topic=" + topic)) {
                 await().atMost(Duration.ofSeconds(90)).until(() -> slotActive(pg, "slot_" + suffix));
                 String base = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
 
@@ -88,16 +95,23 @@ class PostgresRestartIntegrationTests {
                 }
                 clients.shutdown();
                 assertThat(clientFailure.get()).isNull();
-                assertThat(retries.get()).as("requests the crash made clients retry").isPositive();
+                assertThat(retries.get())
+                        .as("requests the crash made clients retry")
+                        .isPositive();
 
-                await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).until(() -> {
-                    try (Connection p = pg.connect("payments"); Connection a = pg.connect("accounting")) {
-                        return InvariantChecker.check(p, a, "accounting", null, null).holds();
-                    }
-                });
-                try (Connection p = pg.connect("payments"); Connection a = pg.connect("accounting")) {
-                    InvariantChecker.Report report = InvariantChecker.check(p, a, "accounting",
-                            SharedInfra.kafka().adminClientProperties(), topic);
+                await().atMost(Duration.ofSeconds(120))
+                        .pollInterval(Duration.ofSeconds(1))
+                        .until(() -> {
+                            try (Connection p = pg.connect("payments");
+                                    Connection a = pg.connect("accounting")) {
+                                return InvariantChecker.check(p, a, "accounting", null, null)
+                                        .holds();
+                            }
+                        });
+                try (Connection p = pg.connect("payments");
+                        Connection a = pg.connect("accounting")) {
+                    InvariantChecker.Report report = InvariantChecker.check(
+                            p, a, "accounting", SharedInfra.kafka().adminClientProperties(), topic);
                     System.out.println("postgres crash under load: " + report + ", client retries=" + retries);
                     assertThat(report.holds()).as(report.toString()).isTrue();
                     assertThat(report.payments()).isEqualTo(600);
@@ -108,18 +122,21 @@ class PostgresRestartIntegrationTests {
     }
 
     /** A well-behaved client: on any failure, the same request with the same Idempotency-Key, until answered. */
-    private static void postUntilAnswered(String base, String key, AtomicInteger retries,
-            AtomicReference<Throwable> failure) {
+    private static void postUntilAnswered(
+            String base, String key, AtomicInteger retries, AtomicReference<Throwable> failure) {
         HttpClient http = HttpClient.newHttpClient();
         for (int attempt = 0; attempt < 200; attempt++) {
             try {
-                HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(base + "/payments"))
-                        .header("Authorization", "Bearer local-key-client-a")
-                        .header("Idempotency-Key", key)
-                        .header("Content-Type", "application/json")
-                        .timeout(Duration.ofSeconds(10))
-                        .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":\"12.34\",\"currency\":\"EUR\"}"))
-                        .build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> response = http.send(
+                        HttpRequest.newBuilder(URI.create(base + "/payments"))
+                                .header("Authorization", "Bearer local-key-client-a")
+                                .header("Idempotency-Key", key)
+                                .header("Content-Type", "application/json")
+                                .timeout(Duration.ofSeconds(10))
+                                .POST(HttpRequest.BodyPublishers.ofString(
+                                        "{\"amount\":\"12.34\",\"currency\":\"EUR\"}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 if (response.statusCode() == 201) {
                     return;
                 }
@@ -138,9 +155,10 @@ class PostgresRestartIntegrationTests {
     }
 
     private static boolean slotActive(PostgresServer pg, String slot) {
-        try (Connection c = pg.connect("payments"); var s = c.createStatement()) {
-            var rs = s.executeQuery("SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"
-                    + slot + "'");
+        try (Connection c = pg.connect("payments");
+                var s = c.createStatement()) {
+            var rs = s.executeQuery(
+                    "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" + slot + "'");
             rs.next();
             return rs.getLong(1) == 1;
         } catch (Exception e) {

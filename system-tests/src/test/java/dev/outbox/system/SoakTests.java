@@ -1,8 +1,5 @@
 package dev.outbox.system;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,10 +13,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.outbox.system.PipelineHarness.Component;
 import dev.outbox.infra.InvariantChecker;
+import dev.outbox.system.PipelineHarness.Component;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The soak command (not part of {@code ./mvnw verify}): steady HTTP load for N minutes while a random component
@@ -46,14 +46,24 @@ class SoakTests {
                 clients.submit(() -> {
                     for (int i = 0; loading.get(); i++) {
                         String key = "soak-" + thread + "-" + i;
-                        String id = post(pipeline.apiUrl() + "/payments", key,
-                                "{\"amount\":\"20.00\",\"currency\":\"EUR\"}", clientRetries, loading);
+                        String id = post(
+                                pipeline.apiUrl() + "/payments",
+                                key,
+                                "{\"amount\":\"20.00\",\"currency\":\"EUR\"}",
+                                clientRetries,
+                                loading);
                         if (id == null) {
                             return;
                         }
                         created.incrementAndGet();
-                        if (i % 10 == 0 && post(pipeline.apiUrl() + "/payments/" + id + "/refunds", key + "-r",
-                                "{\"amount\":\"5.00\"}", clientRetries, loading) != null) {
+                        if (i % 10 == 0
+                                && post(
+                                                pipeline.apiUrl() + "/payments/" + id + "/refunds",
+                                                key + "-r",
+                                                "{\"amount\":\"5.00\"}",
+                                                clientRetries,
+                                                loading)
+                                        != null) {
                             refunded.incrementAndGet();
                         }
                     }
@@ -68,24 +78,38 @@ class SoakTests {
                 long t0 = System.nanoTime();
                 pipeline.kill(victim);
                 pipeline.start(victim);
-                recoveries.add(victim + " " + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms");
+                recoveries.add(
+                        victim + " " + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms");
             }
             loading.set(false);
             clients.shutdown();
             clients.awaitTermination(2, java.util.concurrent.TimeUnit.MINUTES);
 
             long drainStart = System.nanoTime();
-            await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(2))
+            await().atMost(Duration.ofMinutes(5))
+                    .pollInterval(Duration.ofSeconds(2))
                     .until(() -> pipeline.check(false).holds());
             InvariantChecker.Report report = pipeline.check(true);
-            System.out.printf("%nSOAK %d min, kill every %d s, relay %s%n  payments created: %d (refunds %d), "
-                    + "client retries: %d%n  events on the wire: %d, duplicates on the wire: %d, redeliveries ignored by the "
-                    + "inbox: %d%n  lost: %d, "
-                    + "duplicated effects: %d%n  drained in %d ms after the load stopped%n  kills and recovery "
-                    + "(kill -> healthy): %s%n  %s%n", minutes, killEvery, mode, created.get(), refunded.get(),
-                    clientRetries.get(), report.wireRecords(), report.wireDuplicates(), report.ignoredByInbox(), report.missingEffects(),
-                    report.duplicateEffects(), Duration.ofNanos(System.nanoTime() - drainStart).toMillis(),
-                    recoveries, report);
+            System.out.printf(
+                    "%nSOAK %d min, kill every %d s, relay %s%n  payments created: %d (refunds %d), "
+                            + "client retries: %d%n  events on the wire: %d, duplicates on the wire: %d, redeliveries ignored by the "
+                            + "inbox: %d%n  lost: %d, "
+                            + "duplicated effects: %d%n  drained in %d ms after the load stopped%n  kills and recovery "
+                            + "(kill -> healthy): %s%n  %s%n",
+                    minutes,
+                    killEvery,
+                    mode,
+                    created.get(),
+                    refunded.get(),
+                    clientRetries.get(),
+                    report.wireRecords(),
+                    report.wireDuplicates(),
+                    report.ignoredByInbox(),
+                    report.missingEffects(),
+                    report.duplicateEffects(),
+                    Duration.ofNanos(System.nanoTime() - drainStart).toMillis(),
+                    recoveries,
+                    report);
             assertThat(report.holds()).as(report.toString()).isTrue();
             assertThat(report.payments()).isEqualTo(created.get());
         }
@@ -96,12 +120,15 @@ class SoakTests {
         HttpClient http = HttpClient.newHttpClient();
         while (true) {
             try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url))
-                        .header("Authorization", "Bearer local-key-client-a")
-                        .header("Idempotency-Key", key)
-                        .header("Content-Type", "application/json")
-                        .timeout(Duration.ofSeconds(10))
-                        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .header("Authorization", "Bearer local-key-client-a")
+                                .header("Idempotency-Key", key)
+                                .header("Content-Type", "application/json")
+                                .timeout(Duration.ofSeconds(10))
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 201) {
                     int i = r.body().indexOf("\"id\":\"");
                     return r.body().substring(i + 6, i + 42);

@@ -11,11 +11,10 @@ import dev.outbox.contract.EventRecord;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.InvalidEnvelope;
 import dev.outbox.contract.PaymentPayloads;
+import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.stereotype.Component;
 
 /**
  * Treats Kafka messages as untrusted input: bounded size, a valid envelope, a strict schema per event type and
@@ -64,8 +63,8 @@ public final class EventParser {
         String type = envelope.eventType();
         long version = envelope.aggregateVersion();
         if (envelope.schemaVersion() != EventTypes.SCHEMA_VERSION || !EventTypes.PAYMENT_EVENTS.contains(type)) {
-            throw new PoisonMessageException("unknown event type or schema version: " + printable(type) + " v"
-                    + envelope.schemaVersion());
+            throw new PoisonMessageException(
+                    "unknown event type or schema version: " + printable(type) + " v" + envelope.schemaVersion());
         }
         String payloadJson = new String(value, StandardCharsets.UTF_8);
         JsonNode payload;
@@ -144,8 +143,10 @@ public final class EventParser {
         } catch (NumberFormatException e) {
             throw new PoisonMessageException("amount is not a decimal number");
         }
-        if (amount.signum() <= 0 || amount.compareTo(MAX_AMOUNT) > 0
-                || amount.stripTrailingZeros().scale() > Currency.getInstance(currency).getDefaultFractionDigits()) {
+        if (amount.signum() <= 0
+                || amount.compareTo(MAX_AMOUNT) > 0
+                || amount.stripTrailingZeros().scale()
+                        > Currency.getInstance(currency).getDefaultFractionDigits()) {
             throw new PoisonMessageException("amount is not a valid " + currency + " amount");
         }
         return amount;

@@ -11,8 +11,8 @@ import dev.outbox.contract.EventEnvelope;
  *
  * @param ledgerAmount the signed effect on the payment's ledger balance
  */
-public record PaymentEvent(EventEnvelope envelope, UUID paymentId, BigDecimal ledgerAmount, String currency,
-        String payloadJson) {
+public record PaymentEvent(
+        EventEnvelope envelope, UUID paymentId, BigDecimal ledgerAmount, String currency, String payloadJson) {
 
     public UUID id() {
         return envelope.id();

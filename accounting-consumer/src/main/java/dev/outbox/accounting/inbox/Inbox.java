@@ -57,17 +57,21 @@ public final class Inbox {
      */
     public boolean claim(String consumer, UUID messageId) {
         return jdbc.sql(CLAIM)
-                .param("consumer", consumer)
-                .param("messageId", messageId)
-                .param("now", Timestamp.from(Instant.now()))
-                .update() == 1;
+                        .param("consumer", consumer)
+                        .param("messageId", messageId)
+                        .param("now", Timestamp.from(Instant.now()))
+                        .update()
+                == 1;
     }
 
     /** The ids among {@code messageIds} this transaction took (the rest were processed before). */
     public Set<UUID> claimAll(String consumer, Collection<UUID> messageIds) {
-        return new HashSet<>(jdbc.sql(CLAIM_ALL).param("consumer", consumer)
-                .param("ids", messageIds.toArray(UUID[]::new)).param("now", Timestamp.from(Instant.now()))
-                .query(UUID.class).list());
+        return new HashSet<>(jdbc.sql(CLAIM_ALL)
+                .param("consumer", consumer)
+                .param("ids", messageIds.toArray(UUID[]::new))
+                .param("now", Timestamp.from(Instant.now()))
+                .query(UUID.class)
+                .list());
     }
 
     /** Deletes up to {@code batchSize} of this consumer's markers older than {@code age}, in its own statement. */

@@ -59,10 +59,18 @@ public final class InboxRetention implements InitializingBean, SchedulingConfigu
         try (Admin admin = Admin.create(kafka.getConfigurationProperties())) {
             String topic = properties.topic();
             boolean exists = admin.listTopics().names().get().contains(topic);
-            ConfigResource resource = exists ? new ConfigResource(ConfigResource.Type.TOPIC, topic)
-                    : new ConfigResource(ConfigResource.Type.BROKER,
-                            String.valueOf(admin.describeCluster().nodes().get().iterator().next().id()));
-            Map<ConfigResource, Config> configs = admin.describeConfigs(Set.of(resource)).all().get();
+            ConfigResource resource = exists
+                    ? new ConfigResource(ConfigResource.Type.TOPIC, topic)
+                    : new ConfigResource(
+                            ConfigResource.Type.BROKER,
+                            String.valueOf(admin.describeCluster()
+                                    .nodes()
+                                    .get()
+                                    .iterator()
+                                    .next()
+                                    .id()));
+            Map<ConfigResource, Config> configs =
+                    admin.describeConfigs(Set.of(resource)).all().get();
             Config config = configs.get(resource);
             ConfigEntry entry = config.get(exists ? "retention.ms" : "log.retention.ms");
             String value = entry == null || entry.value() == null ? null : entry.value();
@@ -77,8 +85,8 @@ public final class InboxRetention implements InitializingBean, SchedulingConfigu
 
     @Override
     public void configureTasks(ScheduledTaskRegistrar registrar) {
-        registrar.addFixedDelayTask(new FixedDelayTask(this::purge, properties.retentionInterval(),
-                properties.retentionInterval()));
+        registrar.addFixedDelayTask(
+                new FixedDelayTask(this::purge, properties.retentionInterval(), properties.retentionInterval()));
     }
 
     /** @return rows deleted by this run; each batch is its own short transaction */
@@ -95,5 +103,4 @@ public final class InboxRetention implements InitializingBean, SchedulingConfigu
         }
         return total;
     }
-
 }

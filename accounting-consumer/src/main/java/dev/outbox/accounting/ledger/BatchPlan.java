@@ -40,11 +40,14 @@ record BatchPlan(List<Integer> toApply, Set<UUID> planned) {
                 return Optional.empty();
             }
             if (e.version() == position.version() + 1 && planned.add(e.id())) {
-                if (EventTypes.PAYMENT_REFUNDED.equals(e.type()) && !e.currency().equals(position.currency())) {
+                if (EventTypes.PAYMENT_REFUNDED.equals(e.type())
+                        && !e.currency().equals(position.currency())) {
                     throw new PoisonMessageException("refund currency differs from the payment's");
                 }
-                advancing.put(e.paymentId(), new LedgerRepository.Position(e.version(),
-                        position.currency() == null ? e.currency() : position.currency(), false));
+                advancing.put(
+                        e.paymentId(),
+                        new LedgerRepository.Position(
+                                e.version(), position.currency() == null ? e.currency() : position.currency(), false));
                 toApply.add(i);
             }
         }

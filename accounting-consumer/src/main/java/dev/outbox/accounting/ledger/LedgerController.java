@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.outbox.accounting.AccountingProperties;
-
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -25,15 +24,26 @@ final class LedgerController {
     }
 
     /** Amounts as decimal strings, as everywhere money leaves this pipeline. */
-    record LedgerView(UUID paymentId, String currency, String balance, long lastVersion, List<EntryView> entries) {
-    }
+    record LedgerView(UUID paymentId, String currency, String balance, long lastVersion, List<EntryView> entries) {}
 
-    record EntryView(UUID eventId, long version, String type, String amount, String currency, String traceId,
+    record EntryView(
+            UUID eventId,
+            long version,
+            String type,
+            String amount,
+            String currency,
+            String traceId,
             java.time.Instant createdAt) {
 
         static EntryView of(LedgerRepository.Entry e) {
-            return new EntryView(e.eventId(), e.version(), e.type(), e.amount().toPlainString(), e.currency(),
-                    e.traceId(), e.createdAt());
+            return new EntryView(
+                    e.eventId(),
+                    e.version(),
+                    e.type(),
+                    e.amount().toPlainString(),
+                    e.currency(),
+                    e.traceId(),
+                    e.createdAt());
         }
     }
 
@@ -43,9 +53,13 @@ final class LedgerController {
         if (entries.isEmpty()) {
             throw new ResponseStatusException(HttpStatus.NOT_FOUND, "no ledger entries for this payment");
         }
-        BigDecimal balance = entries.stream().map(LedgerRepository.Entry::amount).reduce(BigDecimal.ZERO,
-                BigDecimal::add);
-        return new LedgerView(id, entries.get(0).currency(), balance.toPlainString(),
-                entries.get(entries.size() - 1).version(), entries.stream().map(EntryView::of).toList());
+        BigDecimal balance =
+                entries.stream().map(LedgerRepository.Entry::amount).reduce(BigDecimal.ZERO, BigDecimal::add);
+        return new LedgerView(
+                id,
+                entries.get(0).currency(),
+                balance.toPlainString(),
+                entries.get(entries.size() - 1).version(),
+                entries.stream().map(EntryView::of).toList());
     }
 }

@@ -15,7 +15,6 @@ import java.util.UUID;
 import dev.outbox.accounting.events.PaymentEvent;
 import dev.outbox.contract.EventEnvelope;
 import dev.outbox.contract.EventRecord;
-
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -122,15 +121,22 @@ final class LedgerRepository {
      */
     void lock(String consumer, Collection<UUID> paymentIds) {
         UUID[] sorted = paymentIds.stream().distinct().sorted().toArray(UUID[]::new);
-        jdbc.sql(LOCK).param("consumer", consumer).param("paymentIds", sorted).query(Long.class).single();
+        jdbc.sql(LOCK)
+                .param("consumer", consumer)
+                .param("paymentIds", sorted)
+                .query(Long.class)
+                .single();
     }
 
     /** Positions of the payments (call after {@link #lock}); a payment never seen has version 0, no currency. */
     Map<UUID, Position> positions(String consumer, Collection<UUID> paymentIds) {
         Map<UUID, Position> positions = new HashMap<>();
-        jdbc.sql(POSITIONS).param("consumer", consumer).param("paymentIds", paymentIds.toArray(UUID[]::new))
-                .query((rs, n) -> positions.put(rs.getObject("payment_id", UUID.class), new Position(
-                        rs.getLong("last_version"), rs.getString("currency"), rs.getBoolean("parked"))))
+        jdbc.sql(POSITIONS)
+                .param("consumer", consumer)
+                .param("paymentIds", paymentIds.toArray(UUID[]::new))
+                .query((rs, n) -> positions.put(
+                        rs.getObject("payment_id", UUID.class),
+                        new Position(rs.getLong("last_version"), rs.getString("currency"), rs.getBoolean("parked"))))
                 .list();
         return positions;
     }
@@ -160,18 +166,29 @@ final class LedgerRepository {
         jdbc.sql(APPLY_ALL)
                 .param("consumer", consumer)
                 .param("now", Timestamp.from(Instant.now()))
-                .param("eventIds", eventIds).param("paymentIds", paymentIds).param("versions", versions)
-                .param("types", types).param("amounts", amounts).param("currencies", currencies)
+                .param("eventIds", eventIds)
+                .param("paymentIds", paymentIds)
+                .param("versions", versions)
+                .param("types", types)
+                .param("amounts", amounts)
+                .param("currencies", currencies)
                 .param("traceIds", traces)
                 .param("positionIds", last.keySet().toArray(UUID[]::new))
-                .param("positionVersions", last.values().stream().mapToLong(PaymentEvent::version).toArray())
-                .param("positionCurrencies", last.values().stream().map(PaymentEvent::currency).toArray(String[]::new))
+                .param(
+                        "positionVersions",
+                        last.values().stream().mapToLong(PaymentEvent::version).toArray())
+                .param(
+                        "positionCurrencies",
+                        last.values().stream().map(PaymentEvent::currency).toArray(String[]::new))
                 .update();
     }
 
     Optional<String> currency(String consumer, UUID paymentId) {
-        return jdbc.sql(CURRENCY).param("consumer", consumer).param("paymentId", paymentId)
-                .query(String.class).optional();
+        return jdbc.sql(CURRENCY)
+                .param("consumer", consumer)
+                .param("paymentId", paymentId)
+                .query(String.class)
+                .optional();
     }
 
     void apply(String consumer, PaymentEvent event, String traceId) {
@@ -209,35 +226,54 @@ final class LedgerRepository {
                 .param("consumer", consumer)
                 .param("paymentId", paymentId)
                 .param("version", version)
-                .query((rs, n) -> new EventRecord("", paymentId.toString(), new EventEnvelope(
-                        rs.getObject("event_id", UUID.class), rs.getString("event_type"), rs.getInt("schema_version"),
-                        version, rs.getTimestamp("occurred_at").toInstant(), rs.getString("trace_parent")),
+                .query((rs, n) -> new EventRecord(
+                        "",
+                        paymentId.toString(),
+                        new EventEnvelope(
+                                rs.getObject("event_id", UUID.class),
+                                rs.getString("event_type"),
+                                rs.getInt("schema_version"),
+                                version,
+                                rs.getTimestamp("occurred_at").toInstant(),
+                                rs.getString("trace_parent")),
                         rs.getString("payload").getBytes(StandardCharsets.UTF_8)))
                 .optional();
     }
 
     List<Entry> entries(String consumer, UUID paymentId) {
-        return jdbc.sql(ENTRIES).param("consumer", consumer).param("paymentId", paymentId)
-                .query((rs, n) -> new Entry(rs.getObject("event_id", UUID.class), rs.getLong("aggregate_version"),
-                        rs.getString("entry_type"), rs.getBigDecimal("amount"), rs.getString("currency"),
-                        rs.getString("trace_id"), rs.getTimestamp("created_at").toInstant()))
+        return jdbc.sql(ENTRIES)
+                .param("consumer", consumer)
+                .param("paymentId", paymentId)
+                .query((rs, n) -> new Entry(
+                        rs.getObject("event_id", UUID.class),
+                        rs.getLong("aggregate_version"),
+                        rs.getString("entry_type"),
+                        rs.getBigDecimal("amount"),
+                        rs.getString("currency"),
+                        rs.getString("trace_id"),
+                        rs.getTimestamp("created_at").toInstant()))
                 .list();
     }
 
     /** How many events this consumer holds back behind a version gap, and how long the oldest has waited. */
     ParkedSummary parkedSummary(String consumer) {
-        return jdbc.sql(PARKED_SUMMARY).param("consumer", consumer)
-                .query((rs, n) -> new ParkedSummary(rs.getLong("parked"), rs.getLong("oldest_seconds"))).single();
+        return jdbc.sql(PARKED_SUMMARY)
+                .param("consumer", consumer)
+                .query((rs, n) -> new ParkedSummary(rs.getLong("parked"), rs.getLong("oldest_seconds")))
+                .single();
     }
 
-    record ParkedSummary(long count, long oldestSeconds) {
-    }
+    record ParkedSummary(long count, long oldestSeconds) {}
 
     /** @param parked whether events of this payment wait in parked_events */
-    record Position(long version, String currency, boolean parked) {
-    }
+    record Position(long version, String currency, boolean parked) {}
 
-    record Entry(UUID eventId, long version, String type, BigDecimal amount, String currency, String traceId,
-            Instant createdAt) {
-    }
+    record Entry(
+            UUID eventId,
+            long version,
+            String type,
+            BigDecimal amount,
+            String currency,
+            String traceId,
+            Instant createdAt) {}
 }

@@ -7,7 +7,6 @@ import dev.outbox.security.BearerPrincipals;
 import dev.outbox.security.EdgeAutoConfiguration;
 import dev.outbox.security.EdgeSecurity;
 import dev.outbox.security.Problems;
-
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -29,16 +28,18 @@ class LedgerSecurity {
     SecurityFilterChain ledgerChain(HttpSecurity http, AdminProperties admin, AccountingProperties properties)
             throws Exception {
         BearerPrincipals readers = BearerPrincipals.parse("accounting.ledger-readers", properties.ledgerReaders());
-        http.securityMatcher("/ledger/**", "/livez", "/readyz")
-                .authorizeHttpRequests(rules -> {
-                    EdgeSecurity.permitErrorDispatch(rules);
-                    rules.requestMatchers("/livez", "/readyz").permitAll()
-                            .anyRequest().hasAnyRole("ADMIN", "LEDGER_READER");
-                });
-        return EdgeSecurity.bearer(http, "accounting",
-                Problems.unauthenticated("accounting", "Send the admin or a ledger reader's token as "
-                        + "'Authorization: Bearer <token>'."),
-                new BearerAuthentication.Provider(admin.principals(), "ROLE_ADMIN"),
-                new BearerAuthentication.Provider(readers, "ROLE_LEDGER_READER")).build();
+        http.securityMatcher("/ledger/**", "/livez", "/readyz").authorizeHttpRequests(rules -> {
+            EdgeSecurity.permitErrorDispatch(rules);
+            rules.requestMatchers("/livez", "/readyz").permitAll().anyRequest().hasAnyRole("ADMIN", "LEDGER_READER");
+        });
+        return EdgeSecurity.bearer(
+                        http,
+                        "accounting",
+                        Problems.unauthenticated(
+                                "accounting",
+                                "Send the admin or a ledger reader's token as " + "'Authorization: Bearer <token>'."),
+                        new BearerAuthentication.Provider(admin.principals(), "ROLE_ADMIN"),
+                        new BearerAuthentication.Provider(readers, "ROLE_LEDGER_READER"))
+                .build();
     }
 }

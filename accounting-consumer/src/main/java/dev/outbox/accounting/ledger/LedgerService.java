@@ -36,7 +36,12 @@ public final class LedgerService {
 
     private static final Logger log = LoggerFactory.getLogger(LedgerService.class);
 
-    public enum Outcome { APPLIED, DUPLICATE, STALE, PARKED }
+    public enum Outcome {
+        APPLIED,
+        DUPLICATE,
+        STALE,
+        PARKED
+    }
 
     private final Inbox inbox;
     private final LedgerRepository ledger;
@@ -44,15 +49,22 @@ public final class LedgerService {
     private final String consumer;
     private final java.util.Map<Outcome, Counter> outcomes = new java.util.EnumMap<>(Outcome.class);
 
-    LedgerService(Inbox inbox, LedgerRepository ledger, EventParser parser, AccountingProperties properties,
+    LedgerService(
+            Inbox inbox,
+            LedgerRepository ledger,
+            EventParser parser,
+            AccountingProperties properties,
             MeterRegistry meters) {
         this.inbox = inbox;
         this.ledger = ledger;
         this.parser = parser;
         this.consumer = properties.consumerName();
         for (Outcome outcome : Outcome.values()) {
-            outcomes.put(outcome, Counter.builder("accounting_events").tag("outcome", outcome.name().toLowerCase())
-                    .register(meters));
+            outcomes.put(
+                    outcome,
+                    Counter.builder("accounting_events")
+                            .tag("outcome", outcome.name().toLowerCase())
+                            .register(meters));
         }
     }
 
@@ -65,20 +77,27 @@ public final class LedgerService {
             return count(Outcome.DUPLICATE);
         }
         ledger.lock(consumer, List.of(event.paymentId()));
-        long last = ledger.positions(consumer, List.of(event.paymentId())).get(event.paymentId()).version();
+        long last = ledger.positions(consumer, List.of(event.paymentId()))
+                .get(event.paymentId())
+                .version();
         if (event.version() <= last) {
             log.debug("stale event {} (version {} <= {}) ignored", event.id(), event.version(), last);
             return count(Outcome.STALE);
         }
         if (event.version() > last + 1) {
-            log.warn("version gap on payment {}: got {}, expected {}; event {} parked until the gap fills",
-                    event.paymentId(), event.version(), last + 1, event.id());
+            log.warn(
+                    "version gap on payment {}: got {}, expected {}; event {} parked until the gap fills",
+                    event.paymentId(),
+                    event.version(),
+                    last + 1,
+                    event.id());
             ledger.park(consumer, event);
             return count(Outcome.PARKED);
         }
         applyInOrder(event, traceId);
         long next = event.version() + 1;
-        for (var parked = ledger.unpark(consumer, event.paymentId(), next); parked.isPresent();
+        for (var parked = ledger.unpark(consumer, event.paymentId(), next);
+                parked.isPresent();
                 parked = ledger.unpark(consumer, event.paymentId(), ++next)) {
             PaymentEvent successor = parser.parse(parked.get());
             log.info("gap filled on payment {}: applying parked version {}", event.paymentId(), next);
@@ -116,7 +135,8 @@ public final class LedgerService {
             toApply.add(events.get(i));
             toApplyTraces.add(traceIds.get(i));
         }
-        Set<UUID> claimed = inbox.claimAll(consumer, events.stream().map(PaymentEvent::id).distinct().toList());
+        Set<UUID> claimed = inbox.claimAll(
+                consumer, events.stream().map(PaymentEvent::id).distinct().toList());
         if (!claimed.containsAll(planned)) {
             // an event this batch means to apply was taken before: only a concurrent consumer can cause that
             throw new IllegalStateException("inbox and positions disagree; the batch is replayed event by event");
@@ -126,8 +146,10 @@ public final class LedgerService {
         }
         Set<UUID> counted = new HashSet<>();
         for (PaymentEvent e : events) {
-            count(!claimed.contains(e.id()) || !counted.add(e.id()) ? Outcome.DUPLICATE
-                    : planned.contains(e.id()) ? Outcome.APPLIED : Outcome.STALE);
+            count(
+                    !claimed.contains(e.id()) || !counted.add(e.id())
+                            ? Outcome.DUPLICATE
+                            : planned.contains(e.id()) ? Outcome.APPLIED : Outcome.STALE);
         }
         return true;
     }

@@ -1,9 +1,8 @@
 package dev.outbox.accounting.ledger;
 
-import dev.outbox.accounting.AccountingProperties;
-
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.outbox.accounting.AccountingProperties;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
@@ -25,8 +24,10 @@ final class ParkedMonitor implements SchedulingConfigurer {
         this.consumer = properties.consumerName();
         this.interval = properties.monitorInterval();
         Gauge.builder("accounting_parked_events", parked, AtomicLong::get)
-                .description("events held back by a version gap").register(meters);
-        Gauge.builder("accounting_oldest_parked_age_seconds", oldest, AtomicLong::get).register(meters);
+                .description("events held back by a version gap")
+                .register(meters);
+        Gauge.builder("accounting_oldest_parked_age_seconds", oldest, AtomicLong::get)
+                .register(meters);
     }
 
     @Override

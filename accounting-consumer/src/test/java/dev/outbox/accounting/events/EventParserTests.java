@@ -1,8 +1,5 @@
 package dev.outbox.accounting.events;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -17,16 +14,27 @@ import org.apache.kafka.common.header.Headers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-
 import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Messages as untrusted input, without a broker: what is an event, and why anything else is poison. */
 class EventParserTests {
 
     static final UUID PAYMENT = UUID.fromString("7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e");
-    final EventParser parser = new EventParser(JsonMapper.builder().build(), new AccountingProperties("accounting",
-            "payments.payment.events", 1024, 4, Duration.ofDays(30), "", Duration.ofSeconds(5), Duration.ofMinutes(5),
-            500));
+    final EventParser parser = new EventParser(
+            JsonMapper.builder().build(),
+            new AccountingProperties(
+                    "accounting",
+                    "payments.payment.events",
+                    1024,
+                    4,
+                    Duration.ofDays(30),
+                    "",
+                    Duration.ofSeconds(5),
+                    Duration.ofMinutes(5),
+                    500));
 
     @Test
     void parsesACreatedAndARefundWithSignedAmounts() {
@@ -41,40 +49,49 @@ class EventParserTests {
     }
 
     @ParameterizedTest(name = "{0}")
-    @CsvSource(delimiter = '|', value = {
-            "not JSON                       | PaymentCreated   | 1 | {not json",
-            "not an object                  | PaymentCreated   | 1 | [1]",
-            "unknown type                   | PaymentTeleported| 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-            "created at version 2           | PaymentCreated   | 2 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-            "refund at version 1            | PaymentRefunded  | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"refundId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-            "refund without refund id       | PaymentRefunded  | 2 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-            "another payment than the key   | PaymentCreated   | 1 | {\"paymentId\":\"00000000-0000-0000-0000-000000000000\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-            "JPY with decimals              | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.5\",\"currency\":\"JPY\"}",
-            "amount as a number             | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":1.00,\"currency\":\"EUR\"}",
-            "negative amount                | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"-1.00\",\"currency\":\"EUR\"}",
-            "unknown currency               | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"ABC\"}",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "not JSON                       | PaymentCreated   | 1 | {not json",
+                "not an object                  | PaymentCreated   | 1 | [1]",
+                "unknown type                   | PaymentTeleported| 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
+                "created at version 2           | PaymentCreated   | 2 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
+                "refund at version 1            | PaymentRefunded  | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"refundId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
+                "refund without refund id       | PaymentRefunded  | 2 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
+                "another payment than the key   | PaymentCreated   | 1 | {\"paymentId\":\"00000000-0000-0000-0000-000000000000\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
+                "JPY with decimals              | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.5\",\"currency\":\"JPY\"}",
+                "amount as a number             | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":1.00,\"currency\":\"EUR\"}",
+                "negative amount                | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"-1.00\",\"currency\":\"EUR\"}",
+                "unknown currency               | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"ABC\"}",
+            })
     void anythingElseIsPoisonAndTheReasonNeverQuotesThePayload(String name, String type, long version, String payload) {
-        assertThatThrownBy(() -> parse(headers(type, version), payload)).as(name)
+        assertThatThrownBy(() -> parse(headers(type, version), payload))
+                .as(name)
                 .isInstanceOf(PoisonMessageException.class)
-                .hasMessageNotContaining("7d0c2b1e").hasMessageNotContaining("{");
+                .hasMessageNotContaining("7d0c2b1e")
+                .hasMessageNotContaining("{");
     }
 
     @Test
     void aMissingOrMalformedHeaderIsPoisonNamingTheHeader() {
         Headers noId = headers(EventTypes.PAYMENT_CREATED, 1);
         noId.remove(MessageHeaders.ID);
-        assertThatThrownBy(() -> parse(noId, created("1.00", "EUR"))).isInstanceOf(PoisonMessageException.class)
+        assertThatThrownBy(() -> parse(noId, created("1.00", "EUR")))
+                .isInstanceOf(PoisonMessageException.class)
                 .hasMessage("missing id header");
-        assertThatThrownBy(() -> parser.parse("not-a-uuid", headers(EventTypes.PAYMENT_CREATED, 1),
-                created("1.00", "EUR").getBytes(StandardCharsets.UTF_8))).hasMessage("record key is not a UUID");
+        assertThatThrownBy(() -> parser.parse(
+                        "not-a-uuid",
+                        headers(EventTypes.PAYMENT_CREATED, 1),
+                        created("1.00", "EUR").getBytes(StandardCharsets.UTF_8)))
+                .hasMessage("record key is not a UUID");
     }
 
     @Test
     void anOversizedOrEmptyPayloadIsRefusedUnread() {
         assertThatThrownBy(() -> parse(headers(EventTypes.PAYMENT_CREATED, 1), "x".repeat(2000)))
                 .hasMessageContaining("exceeds 1024");
-        assertThatThrownBy(() -> parse(headers(EventTypes.PAYMENT_CREATED, 1), "")).hasMessage("empty payload");
+        assertThatThrownBy(() -> parse(headers(EventTypes.PAYMENT_CREATED, 1), ""))
+                .hasMessage("empty payload");
     }
 
     private PaymentEvent parse(Headers headers, String payload) {

@@ -1,8 +1,5 @@
 package dev.outbox.accounting.ledger;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.HashMap;
@@ -15,6 +12,9 @@ import dev.outbox.accounting.events.PoisonMessageException;
 import dev.outbox.contract.EventEnvelope;
 import dev.outbox.contract.EventTypes;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The set-based path's plan, without a database: what it applies, what it leaves, when it hands over. */
 class BatchPlanTests {
@@ -38,17 +38,20 @@ class BatchPlanTests {
 
     @Test
     void handsOverToTheGeneralPathOnAGapOrParkedEvents() {
-        assertThat(BatchPlan.of(List.of(event(a, 3, "EUR")), Map.of(a, position(1, "EUR")))).isEmpty();
+        assertThat(BatchPlan.of(List.of(event(a, 3, "EUR")), Map.of(a, position(1, "EUR"))))
+                .isEmpty();
         assertThat(BatchPlan.of(List.of(event(a, 2, "EUR")), Map.of(a, new LedgerRepository.Position(1, "EUR", true))))
                 .isEmpty();
         assertThat(BatchPlan.of(List.of(event(a, 1, "EUR"), event(a, 3, "EUR")), Map.of(a, position(0, null))))
-                .as("a gap within the batch").isEmpty();
+                .as("a gap within the batch")
+                .isEmpty();
     }
 
     @Test
     void aRefundInAnotherCurrencyIsPoisonEvenWithinOneBatch() {
-        assertThatThrownBy(() -> BatchPlan.of(List.of(event(a, 1, "EUR"), event(a, 2, "USD")),
-                new HashMap<>(Map.of(a, position(0, null))))).isInstanceOf(PoisonMessageException.class);
+        assertThatThrownBy(() -> BatchPlan.of(
+                        List.of(event(a, 1, "EUR"), event(a, 2, "USD")), new HashMap<>(Map.of(a, position(0, null)))))
+                .isInstanceOf(PoisonMessageException.class);
     }
 
     @Test
@@ -64,7 +67,11 @@ class BatchPlanTests {
 
     private static PaymentEvent event(UUID payment, long version, String currency) {
         String type = version == 1 ? EventTypes.PAYMENT_CREATED : EventTypes.PAYMENT_REFUNDED;
-        return new PaymentEvent(new EventEnvelope(UUID.randomUUID(), type, 1, version, Instant.now(), null), payment,
-                version == 1 ? BigDecimal.TEN : BigDecimal.ONE.negate(), currency, "{}");
+        return new PaymentEvent(
+                new EventEnvelope(UUID.randomUUID(), type, 1, version, Instant.now(), null),
+                payment,
+                version == 1 ? BigDecimal.TEN : BigDecimal.ONE.negate(),
+                currency,
+                "{}");
     }
 }

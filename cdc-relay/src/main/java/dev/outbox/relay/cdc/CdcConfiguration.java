@@ -1,10 +1,10 @@
 package dev.outbox.relay.cdc;
 
+import dev.outbox.relay.RelayProperties;
 import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
 import io.micrometer.core.instrument.MeterRegistry;
-import dev.outbox.relay.RelayProperties;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -19,14 +19,20 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 class CdcConfiguration {
 
     @Bean
-    CdcRelay cdcRelay(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka, KafkaPublisher publisher,
-            Outbox outbox, MeterRegistry meters, RelayProperties relay) {
+    CdcRelay cdcRelay(
+            CdcProperties cdc,
+            DatabaseProperties db,
+            PublishProperties kafka,
+            KafkaPublisher publisher,
+            Outbox outbox,
+            MeterRegistry meters,
+            RelayProperties relay) {
         return new CdcRelay(cdc, db, kafka, publisher, outbox, meters, relay.mode() == RelayProperties.Mode.cdc);
     }
 
     @Bean
-    SlotMonitor cdcSlot(JdbcClient jdbc, CdcRelay relay, CdcProperties cdc, RelayProperties settings,
-            MeterRegistry meters) {
+    SlotMonitor cdcSlot(
+            JdbcClient jdbc, CdcRelay relay, CdcProperties cdc, RelayProperties settings, MeterRegistry meters) {
         return new SlotMonitor(jdbc, relay, cdc, settings.monitorInterval(), meters);
     }
 }

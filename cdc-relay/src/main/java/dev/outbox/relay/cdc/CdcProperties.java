@@ -25,5 +25,4 @@ public record CdcProperties(
         @DefaultValue("10s") Duration heartbeatInterval,
         @DefaultValue("2s") Duration standbyPoll,
         @DefaultValue("5s") Duration restartBackoff,
-        @DefaultValue Map<String, String> debezium) {
-}
+        @DefaultValue Map<String, String> debezium) {}

@@ -7,13 +7,13 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.outbox.security.ErrorText;
 import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
+import dev.outbox.security.ErrorText;
 import io.debezium.embedded.Connect;
-import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.ChangeEvent;
+import io.debezium.engine.DebeziumEngine;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -29,7 +29,12 @@ public final class CdcRelay implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(CdcRelay.class);
 
-    public enum Role { STARTING, STANDBY, LEADER, STOPPED }
+    public enum Role {
+        STARTING,
+        STANDBY,
+        LEADER,
+        STOPPED
+    }
 
     private final CdcProperties cdc;
     private final DatabaseProperties db;
@@ -50,8 +55,14 @@ public final class CdcRelay implements SmartLifecycle {
     private RelayLeadership.Lease lease;
     private final boolean autoStartup;
 
-    CdcRelay(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka, KafkaPublisher publisher,
-            Outbox outbox, MeterRegistry meters, boolean autoStartup) {
+    CdcRelay(
+            CdcProperties cdc,
+            DatabaseProperties db,
+            PublishProperties kafka,
+            KafkaPublisher publisher,
+            Outbox outbox,
+            MeterRegistry meters,
+            boolean autoStartup) {
         this.autoStartup = autoStartup;
         this.cdc = cdc;
         this.db = db;

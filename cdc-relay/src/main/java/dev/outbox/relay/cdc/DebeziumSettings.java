@@ -16,8 +16,7 @@ final class DebeziumSettings {
     static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat";
     static final String TOPIC_PREFIX = "outbox-relay";
 
-    private DebeziumSettings() {
-    }
+    private DebeziumSettings() {}
 
     static Properties of(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka) {
         Properties p = new Properties();
@@ -39,7 +38,8 @@ final class DebeziumSettings {
         p.setProperty("publication.autocreate.mode", "disabled");
         p.setProperty("table.include.list", "public.outbox_messages");
         p.setProperty("snapshot.mode", "no_data");
-        p.setProperty("heartbeat.interval.ms", String.valueOf(cdc.heartbeatInterval().toMillis()));
+        p.setProperty(
+                "heartbeat.interval.ms", String.valueOf(cdc.heartbeatInterval().toMillis()));
         p.setProperty("topic.heartbeat.prefix", HEARTBEAT_TOPIC_PREFIX);
         p.setProperty("max.batch.size", "2048");
         p.setProperty("max.queue.size", "16384");
@@ -67,7 +67,8 @@ final class DebeziumSettings {
         p.setProperty("transforms.outbox.table.field.event.payload", OutboxColumns.PAYLOAD);
         p.setProperty("transforms.outbox.table.fields.additional.placement", OutboxColumns.routerHeaderPlacement());
         p.setProperty("transforms.outbox.route.by.field", OutboxColumns.AGGREGATE_TYPE);
-        p.setProperty("transforms.outbox.route.topic.replacement",
+        p.setProperty(
+                "transforms.outbox.route.topic.replacement",
                 Topics.forAggregate(kafka.topicPattern(), "${routedByValue}"));
         p.setProperty("transforms.outbox.route.tombstone.on.empty.payload", "false");
         p.setProperty("transforms.outbox.table.op.invalid.behavior", "warn");

@@ -43,12 +43,15 @@ final class OutboxChangeConsumer implements DebeziumEngine.ChangeConsumer<Change
                 .tag("mode", "cdc")
                 .publishPercentileHistogram()
                 .register(meters);
-        this.deadLetters = Counter.builder("outbox_dead_letters").tag("mode", "cdc").register(meters);
+        this.deadLetters =
+                Counter.builder("outbox_dead_letters").tag("mode", "cdc").register(meters);
     }
 
     @Override
-    public void handleBatch(List<ChangeEvent<SourceRecord, SourceRecord>> events,
-            DebeziumEngine.RecordCommitter<ChangeEvent<SourceRecord, SourceRecord>> committer) throws InterruptedException {
+    public void handleBatch(
+            List<ChangeEvent<SourceRecord, SourceRecord>> events,
+            DebeziumEngine.RecordCommitter<ChangeEvent<SourceRecord, SourceRecord>> committer)
+            throws InterruptedException {
         List<EventRecord> batch = new ArrayList<>(events.size());
         for (ChangeEvent<SourceRecord, SourceRecord> event : events) {
             EventRecord record = convert(event.value());
@@ -59,8 +62,10 @@ final class OutboxChangeConsumer implements DebeziumEngine.ChangeConsumer<Change
         if (!batch.isEmpty()) {
             KafkaPublisher.Outcome outcome = publisher.publishAll(batch, keepGoing);
             for (KafkaPublisher.Rejected rejected : outcome.rejected()) {
-                log.error("Kafka rejected event {} for good ({}); dead-lettered on its outbox row",
-                        rejected.record().envelope().id(), rejected.cause().getClass().getSimpleName());
+                log.error(
+                        "Kafka rejected event {} for good ({}); dead-lettered on its outbox row",
+                        rejected.record().envelope().id(),
+                        rejected.cause().getClass().getSimpleName());
                 outbox.deadLetter(rejected.record().envelope().id(), rejected.cause());
                 deadLetters.increment();
             }
@@ -85,7 +90,9 @@ final class OutboxChangeConsumer implements DebeziumEngine.ChangeConsumer<Change
             return RoutedRecords.toEventRecord(record);
         } catch (RuntimeException e) {
             UUID id = RoutedRecords.idOf(record);
-            log.error("a routed record of event {} is not a valid message ({}); dead-lettered on its outbox row", id,
+            log.error(
+                    "a routed record of event {} is not a valid message ({}); dead-lettered on its outbox row",
+                    id,
                     e.getClass().getSimpleName());
             if (id != null) {
                 outbox.deadLetter(id, e);

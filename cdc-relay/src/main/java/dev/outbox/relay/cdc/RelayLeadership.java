@@ -35,7 +35,8 @@ final class RelayLeadership {
         Connection connection = DriverManager.getConnection(db.jdbcUrl(), props);
         try {
             JdbcClient jdbc = JdbcClient.create(new SingleConnectionDataSource(connection, true));
-            Boolean locked = jdbc.sql(TRY_LOCK).param("slot", slot).query(Boolean.class).single();
+            Boolean locked =
+                    jdbc.sql(TRY_LOCK).param("slot", slot).query(Boolean.class).single();
             if (Boolean.TRUE.equals(locked)) {
                 return new Lease(connection);
             }

@@ -17,12 +17,12 @@ import org.apache.kafka.connect.source.SourceRecord;
  */
 final class RoutedRecords {
 
-    private RoutedRecords() {
-    }
+    private RoutedRecords() {}
 
     /** {@code null} for heartbeats and anything that is not a routed outbox event. */
     static EventRecord toEventRecord(SourceRecord record) {
-        if (record.topic().startsWith(DebeziumSettings.HEARTBEAT_TOPIC_PREFIX) || record.value() == null
+        if (record.topic().startsWith(DebeziumSettings.HEARTBEAT_TOPIC_PREFIX)
+                || record.value() == null
                 || record.headers().lastWithName(MessageHeaders.ID) == null) {
             return null;
         }
@@ -33,7 +33,10 @@ final class RoutedRecords {
                 Long.parseLong(text(record, MessageHeaders.AGGREGATE_VERSION)),
                 Instant.parse(text(record, MessageHeaders.OCCURRED_AT)),
                 text(record, MessageHeaders.TRACEPARENT));
-        return new EventRecord(record.topic(), String.valueOf(record.key()), envelope,
+        return new EventRecord(
+                record.topic(),
+                String.valueOf(record.key()),
+                envelope,
                 String.valueOf(record.value()).getBytes(StandardCharsets.UTF_8));
     }
 

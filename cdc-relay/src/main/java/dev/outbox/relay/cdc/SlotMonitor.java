@@ -40,9 +40,11 @@ public final class SlotMonitor implements HealthIndicator, SchedulingConfigurer 
         this.relay = relay;
         this.slotName = cdc.slotName();
         Gauge.builder("outbox_cdc_slot_lag_bytes", lagBytes, AtomicLong::get)
-                .description("WAL retained behind the slot's confirmed flush position").register(meters);
+                .description("WAL retained behind the slot's confirmed flush position")
+                .register(meters);
         Gauge.builder("outbox_cdc_slot_active", active, AtomicLong::get).register(meters);
-        Gauge.builder("outbox_cdc_leader", relay, r -> r.role() == CdcRelay.Role.LEADER ? 1 : 0).register(meters);
+        Gauge.builder("outbox_cdc_leader", relay, r -> r.role() == CdcRelay.Role.LEADER ? 1 : 0)
+                .register(meters);
     }
 
     @Override
@@ -51,17 +53,21 @@ public final class SlotMonitor implements HealthIndicator, SchedulingConfigurer 
     }
 
     void refresh() {
-        jdbc.sql(SLOT).param("slot", slotName).query((rs, n) -> {
-            active.set(rs.getBoolean("active") ? 1 : 0);
-            walStatus.set(rs.getString("wal_status"));
-            long lag = rs.getLong("lag_bytes");
-            lagBytes.set(rs.wasNull() ? -1 : lag);
-            return true;
-        }).optional().ifPresentOrElse(found -> { }, () -> {
-            active.set(0);
-            walStatus.set("missing");
-            lagBytes.set(-1);
-        });
+        jdbc.sql(SLOT)
+                .param("slot", slotName)
+                .query((rs, n) -> {
+                    active.set(rs.getBoolean("active") ? 1 : 0);
+                    walStatus.set(rs.getString("wal_status"));
+                    long lag = rs.getLong("lag_bytes");
+                    lagBytes.set(rs.wasNull() ? -1 : lag);
+                    return true;
+                })
+                .optional()
+                .ifPresentOrElse(found -> {}, () -> {
+                    active.set(0);
+                    walStatus.set("missing");
+                    lagBytes.set(-1);
+                });
     }
 
     /** The slot's wal_status as last seen: reserved, extended, unreserved, lost, or missing. */

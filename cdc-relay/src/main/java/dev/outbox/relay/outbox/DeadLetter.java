@@ -8,8 +8,17 @@ import java.util.UUID;
  *
  * @param lastError the sanitized reason: never a payload or a credential
  */
-public record DeadLetter(UUID id, String aggregateType, UUID aggregateId, long aggregateVersion, String eventType,
-        int attempts, String lastError, Instant occurredAt, Instant deadLetteredAt, String payload) {
+public record DeadLetter(
+        UUID id,
+        String aggregateType,
+        UUID aggregateId,
+        long aggregateVersion,
+        String eventType,
+        int attempts,
+        String lastError,
+        Instant occurredAt,
+        Instant deadLetteredAt,
+        String payload) {
 
     public static final String REDACTED = "<redacted: ?includePayload=true>";
 

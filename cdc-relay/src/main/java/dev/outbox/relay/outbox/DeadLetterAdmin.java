@@ -28,8 +28,7 @@ final class DeadLetterAdmin {
     private static final Logger log = LoggerFactory.getLogger(DeadLetterAdmin.class);
     private static final Pattern EVENT_TYPE = Pattern.compile("[A-Za-z][A-Za-z0-9_.-]{0,63}");
 
-    record Requeued(int requeued) {
-    }
+    record Requeued(int requeued) {}
 
     private final Outbox outbox;
 
@@ -44,7 +43,8 @@ final class DeadLetterAdmin {
 
     @GetMapping("/{id}")
     DeadLetter inspect(@PathVariable UUID id, @RequestParam(defaultValue = "false") boolean includePayload) {
-        return outbox.deadLetters(id, includePayload, 1).stream().findFirst()
+        return outbox.deadLetters(id, includePayload, 1).stream()
+                .findFirst()
                 .orElseThrow(() -> new ResponseStatusException(HttpStatus.NOT_FOUND));
     }
 
@@ -58,7 +58,8 @@ final class DeadLetterAdmin {
     }
 
     @PostMapping("/requeue")
-    Requeued requeueMatching(@RequestParam(required = false) String eventType,
+    Requeued requeueMatching(
+            @RequestParam(required = false) String eventType,
             @RequestParam(required = false) Instant deadLetteredAfter,
             @RequestParam(required = false) Instant deadLetteredBefore) {
         if (eventType != null && !EVENT_TYPE.matcher(eventType).matches()) {

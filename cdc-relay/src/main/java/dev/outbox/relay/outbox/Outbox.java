@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.UUID;
 
 import dev.outbox.security.ErrorText;
-
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -135,8 +134,7 @@ public final class Outbox {
             """;
 
     /** What waits: rows neither published nor dead-lettered, the age of the oldest, and the dead letters. */
-    public record Backlog(long pending, long oldestSeconds, long deadLettered) {
-    }
+    public record Backlog(long pending, long oldestSeconds, long deadLettered) {}
 
     private final JdbcClient jdbc;
     private final String claimInAnyOrder = CLAIM.formatted("");
@@ -152,16 +150,16 @@ public final class Outbox {
      * @param minAge            only rows at least this old (the safety net's grace period; zero for polling)
      * @param perAggregateOrder only the earliest unpublished version of each aggregate
      */
-    public List<OutboxRow> claim(UUID workerId, int batchSize, Duration lease, Duration minAge,
-            boolean perAggregateOrder) {
-        List<OutboxRow> claimed = new ArrayList<>(jdbc.sql(perAggregateOrder ? claimEarliestPerAggregate
-                        : claimInAnyOrder)
-                .param("minAgeSeconds", minAge.toMillis() / 1000.0)
-                .param("batchSize", batchSize)
-                .param("workerId", workerId)
-                .param("leaseSeconds", lease.toMillis() / 1000.0)
-                .query(Outbox::row)
-                .list());
+    public List<OutboxRow> claim(
+            UUID workerId, int batchSize, Duration lease, Duration minAge, boolean perAggregateOrder) {
+        List<OutboxRow> claimed =
+                new ArrayList<>(jdbc.sql(perAggregateOrder ? claimEarliestPerAggregate : claimInAnyOrder)
+                        .param("minAgeSeconds", minAge.toMillis() / 1000.0)
+                        .param("batchSize", batchSize)
+                        .param("workerId", workerId)
+                        .param("leaseSeconds", lease.toMillis() / 1000.0)
+                        .query(Outbox::row)
+                        .list());
         claimed.sort(Comparator.comparing(OutboxRow::occurredAt).thenComparing(OutboxRow::id));
         return claimed;
     }
@@ -171,8 +169,12 @@ public final class Outbox {
      * @return how many rows this marked
      */
     public int markPublished(Collection<UUID> ids, UUID owner) {
-        return ids.isEmpty() ? 0 : jdbc.sql(MARK_PUBLISHED).param("ids", ids.toArray(UUID[]::new))
-                .param("owner", owner).update();
+        return ids.isEmpty()
+                ? 0
+                : jdbc.sql(MARK_PUBLISHED)
+                        .param("ids", ids.toArray(UUID[]::new))
+                        .param("owner", owner)
+                        .update();
     }
 
     /** @return empty if the lease passed to another worker (nothing changed), else whether it is now dead-lettered */
@@ -189,15 +191,27 @@ public final class Outbox {
 
     /** Parks a row the broker will never accept. The reason is sanitized; the payload never goes into it. */
     public void deadLetter(UUID id, Throwable cause) {
-        jdbc.sql(DEAD_LETTER).param("id", id).param("error", ErrorText.sanitize(cause)).update();
+        jdbc.sql(DEAD_LETTER)
+                .param("id", id)
+                .param("error", ErrorText.sanitize(cause))
+                .update();
     }
 
     public List<DeadLetter> deadLetters(UUID id, boolean withPayload, int limit) {
-        return jdbc.sql(DEAD_LETTERS).param("withPayload", withPayload).param("id", id).param("limit", limit)
-                .query((rs, n) -> new DeadLetter(rs.getObject("id", UUID.class), rs.getString("aggregate_type"),
-                        rs.getObject("aggregate_id", UUID.class), rs.getLong("aggregate_version"),
-                        rs.getString("event_type"), rs.getInt("attempts"), rs.getString("last_error"),
-                        rs.getTimestamp("occurred_at").toInstant(), rs.getTimestamp("dead_lettered_at").toInstant(),
+        return jdbc.sql(DEAD_LETTERS)
+                .param("withPayload", withPayload)
+                .param("id", id)
+                .param("limit", limit)
+                .query((rs, n) -> new DeadLetter(
+                        rs.getObject("id", UUID.class),
+                        rs.getString("aggregate_type"),
+                        rs.getObject("aggregate_id", UUID.class),
+                        rs.getLong("aggregate_version"),
+                        rs.getString("event_type"),
+                        rs.getInt("attempts"),
+                        rs.getString("last_error"),
+                        rs.getTimestamp("occurred_at").toInstant(),
+                        rs.getTimestamp("dead_lettered_at").toInstant(),
                         withPayload ? rs.getString("payload") : DeadLetter.REDACTED))
                 .list();
     }
@@ -214,13 +228,17 @@ public final class Outbox {
 
     /** @return rows deleted by this one statement (at most {@code batchSize}) */
     public int deletePublishedOlderThan(Duration age, int batchSize) {
-        return jdbc.sql(DELETE_PUBLISHED).param("ageSeconds", (double) age.toSeconds()).param("batchSize", batchSize)
+        return jdbc.sql(DELETE_PUBLISHED)
+                .param("ageSeconds", (double) age.toSeconds())
+                .param("batchSize", batchSize)
                 .update();
     }
 
     public Backlog backlog() {
-        return jdbc.sql(BACKLOG).query((rs, n) -> new Backlog(rs.getLong("pending"), rs.getLong("oldest_seconds"),
-                rs.getLong("dead_lettered"))).single();
+        return jdbc.sql(BACKLOG)
+                .query((rs, n) ->
+                        new Backlog(rs.getLong("pending"), rs.getLong("oldest_seconds"), rs.getLong("dead_lettered")))
+                .single();
     }
 
     private static Timestamp timestamp(java.time.Instant instant) {

@@ -15,12 +15,23 @@ import dev.outbox.contract.Topics;
  * @param attempts     claims so far, this one included
  * @param previousLock the worker whose lease had expired when this claim took the row, or {@code null}
  */
-public record OutboxRow(UUID id, String aggregateType, UUID aggregateId, long aggregateVersion, String eventType,
-        int schemaVersion, String payloadJson, String traceParent, Instant occurredAt, int attempts,
+public record OutboxRow(
+        UUID id,
+        String aggregateType,
+        UUID aggregateId,
+        long aggregateVersion,
+        String eventType,
+        int schemaVersion,
+        String payloadJson,
+        String traceParent,
+        Instant occurredAt,
+        int attempts,
         UUID previousLock) {
 
     public EventRecord toEventRecord(String topicPattern) {
-        return new EventRecord(Topics.forAggregate(topicPattern, aggregateType), aggregateId.toString(),
+        return new EventRecord(
+                Topics.forAggregate(topicPattern, aggregateType),
+                aggregateId.toString(),
                 new EventEnvelope(id, eventType, schemaVersion, aggregateVersion, occurredAt, traceParent),
                 payloadJson.getBytes(StandardCharsets.UTF_8));
     }

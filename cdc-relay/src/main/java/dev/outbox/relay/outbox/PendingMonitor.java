@@ -24,11 +24,14 @@ final class PendingMonitor implements SchedulingConfigurer {
         this.outbox = outbox;
         this.relay = relay;
         Gauge.builder("outbox_pending", backlog, b -> b.get().pending())
-                .description("outbox rows neither published nor dead-lettered").register(meters);
+                .description("outbox rows neither published nor dead-lettered")
+                .register(meters);
         Gauge.builder("outbox_oldest_pending_age_seconds", backlog, b -> b.get().oldestSeconds())
-                .description("age of the oldest pending outbox row").register(meters);
+                .description("age of the oldest pending outbox row")
+                .register(meters);
         Gauge.builder("outbox_dead_lettered", backlog, b -> b.get().deadLettered())
-                .description("outbox rows dead-lettered, waiting for an operator").register(meters);
+                .description("outbox rows dead-lettered, waiting for an operator")
+                .register(meters);
     }
 
     @Override

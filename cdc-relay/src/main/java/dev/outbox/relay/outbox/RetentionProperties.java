@@ -14,5 +14,4 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record RetentionProperties(
         @DefaultValue("7d") Duration age,
         @DefaultValue("5m") Duration interval,
-        @DefaultValue("500") int batchSize) {
-}
+        @DefaultValue("500") int batchSize) {}

@@ -9,8 +9,7 @@ import dev.outbox.relay.publish.PublishProperties;
  */
 final class LeasesFitDeliveryTimeout {
 
-    private LeasesFitDeliveryTimeout() {
-    }
+    private LeasesFitDeliveryTimeout() {}
 
     static void check(PollingProperties settings, PublishProperties publish) {
         if (settings.lease().compareTo(publish.deliveryTimeout().multipliedBy(2)) < 0) {

@@ -22,13 +22,25 @@ import org.springframework.context.annotation.Configuration;
 class PollingConfiguration {
 
     @Bean
-    PollingRelay pollingRelay(Outbox outbox, KafkaPublisher publisher, PublishProperties publish,
-            PollingProperties settings, MeterRegistry meters, RelayProperties relay) {
+    PollingRelay pollingRelay(
+            Outbox outbox,
+            KafkaPublisher publisher,
+            PublishProperties publish,
+            PollingProperties settings,
+            MeterRegistry meters,
+            RelayProperties relay) {
         LeasesFitDeliveryTimeout.check(settings, publish);
-        PollingWorker.ClaimPolicy policy = new PollingWorker.ClaimPolicy(settings.batchSize(), settings.lease(),
-                Duration.ZERO, settings.perAggregateOrder(), settings.maxAttempts(), settings.retries());
-        return new PollingRelay(settings, () -> new PollingWorker(policy, outbox, publisher, publish.topicPattern(),
-                "relay", meters), relay.mode() == RelayProperties.Mode.polling);
+        PollingWorker.ClaimPolicy policy = new PollingWorker.ClaimPolicy(
+                settings.batchSize(),
+                settings.lease(),
+                Duration.ZERO,
+                settings.perAggregateOrder(),
+                settings.maxAttempts(),
+                settings.retries());
+        return new PollingRelay(
+                settings,
+                () -> new PollingWorker(policy, outbox, publisher, publish.topicPattern(), "relay", meters),
+                relay.mode() == RelayProperties.Mode.polling);
     }
 
     @Bean

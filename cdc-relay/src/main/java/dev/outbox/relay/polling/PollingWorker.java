@@ -34,9 +34,13 @@ final class PollingWorker {
      * @param minAge      only rows at least this old are claimed
      * @param maxAttempts claims after which a failing row is dead-lettered
      */
-    record ClaimPolicy(int batchSize, Duration lease, Duration minAge, boolean perAggregateOrder, int maxAttempts,
-            RetrySchedule retries) {
-    }
+    record ClaimPolicy(
+            int batchSize,
+            Duration lease,
+            Duration minAge,
+            boolean perAggregateOrder,
+            int maxAttempts,
+            RetrySchedule retries) {}
 
     private final UUID workerId = UUID.randomUUID();
     private final ClaimPolicy policy;
@@ -50,22 +54,37 @@ final class PollingWorker {
     private final DistributionSummary attempts;
     private final Timer latency;
 
-    PollingWorker(ClaimPolicy policy, Outbox outbox, KafkaPublisher publisher, String topicPattern, String role,
+    PollingWorker(
+            ClaimPolicy policy,
+            Outbox outbox,
+            KafkaPublisher publisher,
+            String topicPattern,
+            String role,
             MeterRegistry meters) {
         this.policy = policy;
         this.outbox = outbox;
         this.publisher = publisher;
         this.topicPattern = topicPattern;
-        this.claimed = Counter.builder("outbox_polling_claimed").tag("role", role).register(meters);
-        this.recovered = Counter.builder("outbox_polling_expired_leases_recovered").tag("role", role)
-                .description("rows claimed again after another worker's lease expired").register(meters);
-        this.leaseLost = Counter.builder("outbox_polling_lease_lost").tag("role", role)
-                .description("marks refused because the lease had passed to another worker").register(meters);
-        this.deadLetters = Counter.builder("outbox_dead_letters").tag("mode", "polling").register(meters);
+        this.claimed =
+                Counter.builder("outbox_polling_claimed").tag("role", role).register(meters);
+        this.recovered = Counter.builder("outbox_polling_expired_leases_recovered")
+                .tag("role", role)
+                .description("rows claimed again after another worker's lease expired")
+                .register(meters);
+        this.leaseLost = Counter.builder("outbox_polling_lease_lost")
+                .tag("role", role)
+                .description("marks refused because the lease had passed to another worker")
+                .register(meters);
+        this.deadLetters =
+                Counter.builder("outbox_dead_letters").tag("mode", "polling").register(meters);
         this.attempts = DistributionSummary.builder("outbox_publish_attempts")
-                .description("claims a message needed until Kafka acknowledged it").register(meters);
-        this.latency = Timer.builder("outbox_publish_latency").tag("mode", "polling")
-                .description("occurred_at -> acknowledged by Kafka").publishPercentileHistogram().register(meters);
+                .description("claims a message needed until Kafka acknowledged it")
+                .register(meters);
+        this.latency = Timer.builder("outbox_publish_latency")
+                .tag("mode", "polling")
+                .description("occurred_at -> acknowledged by Kafka")
+                .publishPercentileHistogram()
+                .register(meters);
     }
 
     /**
@@ -73,8 +92,8 @@ final class PollingWorker {
      * @throws InterruptedException on shutdown: claimed rows keep their lease and are recovered when it expires
      */
     int runOnce() throws InterruptedException {
-        List<OutboxRow> batch = outbox.claim(workerId, policy.batchSize(), policy.lease(), policy.minAge(),
-                policy.perAggregateOrder());
+        List<OutboxRow> batch =
+                outbox.claim(workerId, policy.batchSize(), policy.lease(), policy.minAge(), policy.perAggregateOrder());
         if (batch.isEmpty()) {
             return 0;
         }
@@ -101,8 +120,10 @@ final class PollingWorker {
         int marked = outbox.markPublished(acknowledged, workerId);
         if (marked < acknowledged.size()) {
             leaseLost.increment(acknowledged.size() - marked);
-            log.warn("{} published events could not be marked: their lease passed to another worker "
-                    + "(they may be published again, with the same id)", acknowledged.size() - marked);
+            log.warn(
+                    "{} published events could not be marked: their lease passed to another worker "
+                            + "(they may be published again, with the same id)",
+                    acknowledged.size() - marked);
         }
         for (int i = 0; i < batch.size(); i++) {
             Exception failure = outcomes.get(i);
@@ -115,8 +136,8 @@ final class PollingWorker {
 
     private void scheduleRetry(OutboxRow row, Exception failure) {
         String error = ErrorText.sanitize(failure);
-        var outcome = outbox.scheduleRetry(row.id(), workerId, policy.retries().delayAfter(row.attempts()), error,
-                policy.maxAttempts());
+        var outcome = outbox.scheduleRetry(
+                row.id(), workerId, policy.retries().delayAfter(row.attempts()), error, policy.maxAttempts());
         if (outcome.isEmpty()) {
             leaseLost.increment();
             log.warn("retry of event {} not scheduled: its lease passed to another worker", row.id());

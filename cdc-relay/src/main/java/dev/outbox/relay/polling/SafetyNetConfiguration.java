@@ -23,12 +23,17 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 class SafetyNetConfiguration {
 
     @Bean
-    SafetyNet safetyNet(Outbox outbox, KafkaPublisher publisher, PublishProperties publish,
-            PollingProperties polling, SafetyNetProperties settings, MeterRegistry meters) {
-        PollingWorker.ClaimPolicy policy = new PollingWorker.ClaimPolicy(settings.batchSize(), polling.lease(),
-                settings.grace(), false, Integer.MAX_VALUE, polling.retries());
-        return new SafetyNet(new PollingWorker(policy, outbox, publisher, publish.topicPattern(), "safety-net", meters),
-                settings);
+    SafetyNet safetyNet(
+            Outbox outbox,
+            KafkaPublisher publisher,
+            PublishProperties publish,
+            PollingProperties polling,
+            SafetyNetProperties settings,
+            MeterRegistry meters) {
+        PollingWorker.ClaimPolicy policy = new PollingWorker.ClaimPolicy(
+                settings.batchSize(), polling.lease(), settings.grace(), false, Integer.MAX_VALUE, polling.retries());
+        return new SafetyNet(
+                new PollingWorker(policy, outbox, publisher, publish.topicPattern(), "safety-net", meters), settings);
     }
 
     static final class SafetyNet implements SchedulingConfigurer {
@@ -43,8 +48,8 @@ class SafetyNetConfiguration {
 
         @Override
         public void configureTasks(ScheduledTaskRegistrar registrar) {
-            registrar.addFixedDelayTask(new FixedDelayTask(this::sweepQuietly, settings.interval(),
-                    settings.interval()));
+            registrar.addFixedDelayTask(
+                    new FixedDelayTask(this::sweepQuietly, settings.interval(), settings.interval()));
         }
 
         private void sweepQuietly() {

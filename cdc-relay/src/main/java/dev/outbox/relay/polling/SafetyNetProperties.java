@@ -16,5 +16,4 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record SafetyNetProperties(
         @DefaultValue("60s") Duration grace,
         @DefaultValue("10s") Duration interval,
-        @DefaultValue("100") int batchSize) {
-}
+        @DefaultValue("100") int batchSize) {}

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import dev.outbox.contract.EventRecord;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -24,9 +26,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
-
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * The one Kafka producer of the relay: idempotent, acks=all, so a retry never reorders or duplicates within a
@@ -64,19 +63,19 @@ public final class KafkaPublisher implements AutoCloseable {
         this.producer = new KafkaProducer<>(config);
         this.maxBackoff = properties.maxBackoff();
         this.roundTimeout = properties.deliveryTimeout();
-        this.published = Counter.builder("outbox_relay_published").description("events acknowledged by Kafka")
+        this.published = Counter.builder("outbox_relay_published")
+                .description("events acknowledged by Kafka")
                 .register(meters);
         this.retries = Counter.builder("outbox_relay_publish_retries")
-                .description("rounds of re-sending after a retriable broker failure").register(meters);
+                .description("rounds of re-sending after a retriable broker failure")
+                .register(meters);
     }
 
     /** What happened to each record of a batch. */
-    public record Outcome(List<EventRecord> acknowledged, List<Rejected> rejected) {
-    }
+    public record Outcome(List<EventRecord> acknowledged, List<Rejected> rejected) {}
 
     /** A record the broker will never take (too large, invalid): dead-letter it, do not retry it. */
-    public record Rejected(EventRecord record, Exception cause) {
-    }
+    public record Rejected(EventRecord record, Exception cause) {}
 
     /**
      * Publishes the records in order and waits for every acknowledgement. Retriable failures (broker down,
@@ -102,8 +101,11 @@ public final class KafkaPublisher implements AutoCloseable {
             pending = pending.subList(firstRetriable, pending.size());
             retries.increment();
             Duration pause = backoff(round++);
-            log.warn("Kafka did not acknowledge {} records ({}); retrying in {} ms", pending.size(),
-                    cause.getClass().getSimpleName(), pause.toMillis());
+            log.warn(
+                    "Kafka did not acknowledge {} records ({}); retrying in {} ms",
+                    pending.size(),
+                    cause.getClass().getSimpleName(),
+                    pause.toMillis());
             Thread.sleep(pause.toMillis());
         }
         return new Outcome(acknowledged, rejected);
@@ -116,8 +118,8 @@ public final class KafkaPublisher implements AutoCloseable {
      *
      * @return the index of the first retriable failure, or -1 when there is none
      */
-    static int split(List<EventRecord> sent, List<Exception> outcomes, List<EventRecord> acknowledged,
-            List<Rejected> rejected) {
+    static int split(
+            List<EventRecord> sent, List<Exception> outcomes, List<EventRecord> acknowledged, List<Rejected> rejected) {
         for (int i = 0; i < outcomes.size(); i++) {
             Exception failure = outcomes.get(i);
             if (failure == null) {
@@ -147,7 +149,8 @@ public final class KafkaPublisher implements AutoCloseable {
         Exception brokerFailure = null;
         for (EventRecord record : records) {
             if (brokerFailure == null && System.nanoTime() > stopSending) {
-                brokerFailure = new org.apache.kafka.common.errors.TimeoutException("broker too slow to accept records");
+                brokerFailure =
+                        new org.apache.kafka.common.errors.TimeoutException("broker too slow to accept records");
             }
             if (brokerFailure != null) {
                 sent.add(brokerFailure);
@@ -189,14 +192,17 @@ public final class KafkaPublisher implements AutoCloseable {
         } catch (ExecutionException e) {
             return e.getCause() instanceof Exception c ? c : e;
         } catch (java.util.concurrent.TimeoutException e) {
-            return new org.apache.kafka.common.errors.TimeoutException("no acknowledgement within the delivery timeout");
+            return new org.apache.kafka.common.errors.TimeoutException(
+                    "no acknowledgement within the delivery timeout");
         }
     }
 
     /** Failures that concern the record itself, not the broker: retrying them can never succeed. */
     static boolean isPermanent(Exception e) {
-        return e instanceof RecordTooLargeException || e instanceof RecordBatchTooLargeException
-                || e instanceof InvalidRecordException || e instanceof SerializationException;
+        return e instanceof RecordTooLargeException
+                || e instanceof RecordBatchTooLargeException
+                || e instanceof InvalidRecordException
+                || e instanceof SerializationException;
     }
 
     private Duration backoff(int round) {

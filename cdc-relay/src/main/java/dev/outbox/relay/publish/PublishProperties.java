@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.outbox.contract.Topics;
-
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -24,6 +23,4 @@ public record PublishProperties(
         @DefaultValue(Topics.DEFAULT_PATTERN) String topicPattern,
         @DefaultValue("15s") Duration deliveryTimeout,
         @DefaultValue("10s") Duration maxBackoff,
-        @DefaultValue Map<String, String> client) {
-
-}
+        @DefaultValue Map<String, String> client) {}

@@ -1,7 +1,5 @@
 package dev.outbox.relay.cdc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -28,6 +26,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * One outbox row, two ways to Kafka: through Debezium's Outbox Event Router configured exactly as the relay
  * configures it (a change event shaped as the PostgreSQL connector emits it), and through the polling relay's
@@ -38,15 +38,30 @@ class SameRecordBothModesTests {
     static final String PATTERN = "t-x." + Topics.AGGREGATE_TYPE_PLACEHOLDER + ".events";
 
     @ParameterizedTest
-    @ValueSource(strings = {"2026-12-02T10:00:00.123456Z", "2026-12-02T10:00:00Z", "2026-12-02T10:00:00.100Z",
-            "2026-02-28T23:59:59.999999Z"})
+    @ValueSource(
+            strings = {
+                "2026-12-02T10:00:00.123456Z",
+                "2026-12-02T10:00:00Z",
+                "2026-12-02T10:00:00.100Z",
+                "2026-02-28T23:59:59.999999Z"
+            })
     void theCdcAndThePollingPathProduceTheSameRecord(String occurredAt) {
-        OutboxRow row = new OutboxRow(UUID.randomUUID(), EventTypes.PAYMENT, UUID.randomUUID(), 3,
-                EventTypes.PAYMENT_REFUNDED, 1, "{\"amount\": \"5.00\", \"currency\": \"EUR\", \"paymentId\": \"x\"}",
-                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", Instant.parse(occurredAt), 1, null);
+        OutboxRow row = new OutboxRow(
+                UUID.randomUUID(),
+                EventTypes.PAYMENT,
+                UUID.randomUUID(),
+                3,
+                EventTypes.PAYMENT_REFUNDED,
+                1,
+                "{\"amount\": \"5.00\", \"currency\": \"EUR\", \"paymentId\": \"x\"}",
+                "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+                Instant.parse(occurredAt),
+                1,
+                null);
 
         ProducerRecord<String, byte[]> polled = row.toEventRecord(PATTERN).toProducerRecord();
-        ProducerRecord<String, byte[]> streamed = RoutedRecords.toEventRecord(routed(row)).toProducerRecord();
+        ProducerRecord<String, byte[]> streamed =
+                RoutedRecords.toEventRecord(routed(row)).toProducerRecord();
 
         assertSameRecord(streamed, polled);
         assertThat(streamed.topic()).isEqualTo("t-x.payment.events");
@@ -54,27 +69,41 @@ class SameRecordBothModesTests {
 
     @Test
     void aRowWithoutTraceContextHasNoTraceparentHeaderEitherWay() {
-        OutboxRow row = new OutboxRow(UUID.randomUUID(), EventTypes.PAYMENT, UUID.randomUUID(), 1,
-                EventTypes.PAYMENT_CREATED, 1, "{}", null, Instant.parse("2026-12-02T10:00:00.5Z"), 1, null);
+        OutboxRow row = new OutboxRow(
+                UUID.randomUUID(),
+                EventTypes.PAYMENT,
+                UUID.randomUUID(),
+                1,
+                EventTypes.PAYMENT_CREATED,
+                1,
+                "{}",
+                null,
+                Instant.parse("2026-12-02T10:00:00.5Z"),
+                1,
+                null);
 
-        ProducerRecord<String, byte[]> streamed = RoutedRecords.toEventRecord(routed(row)).toProducerRecord();
+        ProducerRecord<String, byte[]> streamed =
+                RoutedRecords.toEventRecord(routed(row)).toProducerRecord();
 
         assertSameRecord(streamed, row.toEventRecord(PATTERN).toProducerRecord());
         assertThat(streamed.headers().lastHeader("traceparent")).isNull();
     }
 
     /** Topic, partition, key, the value's bytes and every header's name and bytes, in order. */
-    private static void assertSameRecord(ProducerRecord<String, byte[]> actual, ProducerRecord<String, byte[]> expected) {
+    private static void assertSameRecord(
+            ProducerRecord<String, byte[]> actual, ProducerRecord<String, byte[]> expected) {
         assertThat(actual.topic()).isEqualTo(expected.topic());
         assertThat(actual.partition()).isEqualTo(expected.partition());
         assertThat(actual.key()).isEqualTo(expected.key());
         assertThat(actual.value()).isEqualTo(expected.value());
-        assertThat(actual.headers().toArray()).containsExactly(expected.headers().toArray());
+        assertThat(actual.headers().toArray())
+                .containsExactly(expected.headers().toArray());
     }
 
     /** The row as the PostgreSQL connector streams an insert, through the router as DebeziumSettings sets it up. */
     private static SourceRecord routed(OutboxRow row) {
-        Schema columns = SchemaBuilder.struct().name("outbox-relay.public.outbox_messages.Value")
+        Schema columns = SchemaBuilder.struct()
+                .name("outbox-relay.public.outbox_messages.Value")
                 .field("id", Uuid.builder().build())
                 .field("aggregate_type", Schema.STRING_SCHEMA)
                 .field("aggregate_id", Uuid.builder().build())
@@ -94,16 +123,23 @@ class SameRecordBothModesTests {
                 .put("schema_version", row.schemaVersion())
                 .put("payload", row.payloadJson())
                 .put("trace_parent", row.traceParent())
-                .put("occurred_at", ZonedTimestamp.toIsoString(OffsetDateTime.ofInstant(row.occurredAt(),
-                        ZoneOffset.UTC), null));
-        Schema source = SchemaBuilder.struct().name("io.debezium.connector.postgresql.Source")
-                .field("db", Schema.STRING_SCHEMA).field("table", Schema.STRING_SCHEMA).build();
-        Envelope envelope = Envelope.defineSchema().withName("outbox-relay.public.outbox_messages.Envelope")
-                .withRecord(columns).withSource(source).build();
-        Struct value = envelope.create(after, new Struct(source).put("db", "payments").put("table", "outbox_messages"),
-                Instant.now());
-        SourceRecord change = new SourceRecord(Map.of(), Map.of(), "outbox-relay.public.outbox_messages", null,
-                null, null, envelope.schema(), value);
+                .put(
+                        "occurred_at",
+                        ZonedTimestamp.toIsoString(OffsetDateTime.ofInstant(row.occurredAt(), ZoneOffset.UTC), null));
+        Schema source = SchemaBuilder.struct()
+                .name("io.debezium.connector.postgresql.Source")
+                .field("db", Schema.STRING_SCHEMA)
+                .field("table", Schema.STRING_SCHEMA)
+                .build();
+        Envelope envelope = Envelope.defineSchema()
+                .withName("outbox-relay.public.outbox_messages.Envelope")
+                .withRecord(columns)
+                .withSource(source)
+                .build();
+        Struct value = envelope.create(
+                after, new Struct(source).put("db", "payments").put("table", "outbox_messages"), Instant.now());
+        SourceRecord change = new SourceRecord(
+                Map.of(), Map.of(), "outbox-relay.public.outbox_messages", null, null, null, envelope.schema(), value);
         try (EventRouter<SourceRecord> router = new EventRouter<>()) {
             router.configure(routerSettings());
             return router.apply(change);
@@ -111,14 +147,21 @@ class SameRecordBothModesTests {
     }
 
     private static Map<String, String> routerSettings() {
-        Properties all = DebeziumSettings.of(new CdcProperties("slot", "publication", "offsets",
-                        java.time.Duration.ofSeconds(10), java.time.Duration.ofSeconds(2), java.time.Duration.ofSeconds(5),
+        Properties all = DebeziumSettings.of(
+                new CdcProperties(
+                        "slot",
+                        "publication",
+                        "offsets",
+                        java.time.Duration.ofSeconds(10),
+                        java.time.Duration.ofSeconds(2),
+                        java.time.Duration.ofSeconds(5),
                         Map.of()),
                 new DatabaseProperties("127.0.0.1", 5432, "payments", "relay", "relay"),
                 new PublishProperties("127.0.0.1:9092", PATTERN, null, null, Map.of()));
         Map<String, String> router = new HashMap<>();
         String prefix = "transforms.outbox.";
-        all.stringPropertyNames().stream().filter(k -> k.startsWith(prefix) && !k.equals(prefix + "type"))
+        all.stringPropertyNames().stream()
+                .filter(k -> k.startsWith(prefix) && !k.equals(prefix + "type"))
                 .forEach(k -> router.put(k.substring(prefix.length()), all.getProperty(k)));
         return router;
     }

@@ -1,7 +1,5 @@
 package dev.outbox.relay.outbox;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -13,6 +11,8 @@ import dev.outbox.relay.OutboxRows;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 class OutboxRetentionIntegrationTests {
 
@@ -28,8 +28,10 @@ class OutboxRetentionIntegrationTests {
         age(jdbc, recent, "published_at = now() - interval '1 day'");
         age(jdbc, dead, "dead_lettered_at = now() - interval '30 days'");
 
-        int deleted = new OutboxRetention(new Outbox(jdbc),
-                new RetentionProperties(Duration.ofDays(7), Duration.ofMinutes(5), 500), new SimpleMeterRegistry())
+        int deleted = new OutboxRetention(
+                        new Outbox(jdbc),
+                        new RetentionProperties(Duration.ofDays(7), Duration.ofMinutes(5), 500),
+                        new SimpleMeterRegistry())
                 .purge();
 
         assertThat(deleted).isEqualTo(1200);
@@ -37,12 +39,16 @@ class OutboxRetentionIntegrationTests {
         for (List<OutboxEvent> events : List.of(recent, pending, dead)) {
             events.forEach(e -> kept.add(e.id()));
         }
-        assertThat(Set.copyOf(jdbc.sql("SELECT id FROM outbox_messages").query(UUID.class).list())).isEqualTo(kept);
+        assertThat(Set.copyOf(jdbc.sql("SELECT id FROM outbox_messages")
+                        .query(UUID.class)
+                        .list()))
+                .isEqualTo(kept);
     }
 
     /** Test arrangement only: puts rows in the state their age would have given them. */
     private static void age(JdbcClient jdbc, List<OutboxEvent> events, String assignment) {
         jdbc.sql("UPDATE outbox_messages SET " + assignment + " WHERE id = ANY(CAST(:ids AS uuid[]))")
-                .param("ids", events.stream().map(OutboxEvent::id).toArray(UUID[]::new)).update();
+                .param("ids", events.stream().map(OutboxEvent::id).toArray(UUID[]::new))
+                .update();
     }
 }

@@ -1,12 +1,12 @@
 package dev.outbox.relay.polling;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The retry delay: 2^min(attempts, 9) x base, capped, half fixed and half random. */
 class RetryScheduleTests {
@@ -18,7 +18,8 @@ class RetryScheduleTests {
         for (int attempts = 0; attempts <= 8; attempts++) {
             long full = 1000L << attempts;
             for (int i = 0; i < 50; i++) {
-                assertThat(schedule.delayAfter(attempts).toMillis()).as("attempt " + attempts)
+                assertThat(schedule.delayAfter(attempts).toMillis())
+                        .as("attempt " + attempts)
                         .isBetween(full / 2, full);
             }
         }

@@ -4,7 +4,10 @@ package dev.outbox.payments.idempotency;
 public final class IdempotencyConflict extends RuntimeException {
 
     /** {@code REUSED}: the key was used for a different request; {@code IN_PROGRESS}: the first is still running. */
-    public enum Kind { REUSED, IN_PROGRESS }
+    public enum Kind {
+        REUSED,
+        IN_PROGRESS
+    }
 
     private final Kind kind;
 

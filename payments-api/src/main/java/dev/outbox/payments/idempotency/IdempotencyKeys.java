@@ -64,7 +64,10 @@ final class IdempotencyKeys {
 
     /** Bounds how long this transaction waits for a concurrent holder of the same key. */
     void limitLockWait(long millis) {
-        jdbc.sql(LOCK_TIMEOUT).param("timeout", millis + "ms").query(String.class).single();
+        jdbc.sql(LOCK_TIMEOUT)
+                .param("timeout", millis + "ms")
+                .query(String.class)
+                .single();
     }
 
     boolean claim(String client, String key, String hash, Instant now, Instant expiresAt) {
@@ -83,9 +86,13 @@ final class IdempotencyKeys {
         return jdbc.sql(FIND)
                 .param("client", client)
                 .param("key", key)
-                .query((rs, n) -> new Recorded(rs.getString("request_hash"),
-                        new StoredResponse(rs.getInt("response_status"), rs.getBytes("response_body"),
-                                rs.getObject("resource_id", UUID.class), true)))
+                .query((rs, n) -> new Recorded(
+                        rs.getString("request_hash"),
+                        new StoredResponse(
+                                rs.getInt("response_status"),
+                                rs.getBytes("response_body"),
+                                rs.getObject("resource_id", UUID.class),
+                                true)))
                 .optional();
     }
 
@@ -104,6 +111,5 @@ final class IdempotencyKeys {
         return jdbc.sql(DELETE_EXPIRED).param("batchSize", batchSize).update();
     }
 
-    record Recorded(String requestHash, StoredResponse response) {
-    }
+    record Recorded(String requestHash, StoredResponse response) {}
 }

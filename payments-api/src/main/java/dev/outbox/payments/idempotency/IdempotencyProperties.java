@@ -16,5 +16,4 @@ public record IdempotencyProperties(
         @DefaultValue("24h") Duration ttl,
         @DefaultValue("5s") Duration lockTimeout,
         @DefaultValue("5m") Duration cleanupInterval,
-        @DefaultValue("500") int cleanupBatch) {
-}
+        @DefaultValue("500") int cleanupBatch) {}

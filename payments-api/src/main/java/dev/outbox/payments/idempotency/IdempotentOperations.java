@@ -31,8 +31,8 @@ public final class IdempotentOperations {
     private final IdempotencyProperties settings;
     private final Clock clock;
 
-    IdempotentOperations(IdempotencyKeys keys, TransactionTemplate transaction, IdempotencyProperties settings,
-            Clock clock) {
+    IdempotentOperations(
+            IdempotencyKeys keys, TransactionTemplate transaction, IdempotencyProperties settings, Clock clock) {
         this.keys = keys;
         this.transaction = transaction;
         this.settings = settings;
@@ -42,8 +42,8 @@ public final class IdempotentOperations {
     /**
      * @param fingerprintParts the operation name and its normalized inputs; equal parts mean the same request
      */
-    public StoredResponse execute(String client, String key, Supplier<StoredResponse> operation,
-            String... fingerprintParts) {
+    public StoredResponse execute(
+            String client, String key, Supplier<StoredResponse> operation, String... fingerprintParts) {
         String hash = fingerprint(fingerprintParts);
         try {
             return transaction.execute(tx -> {
@@ -52,7 +52,8 @@ public final class IdempotentOperations {
                 if (!keys.claim(client, key, hash, now, now.plus(settings.ttl()))) {
                     IdempotencyKeys.Recorded recorded = keys.find(client, key).orElseThrow();
                     if (!recorded.requestHash().equals(hash)) {
-                        throw new IdempotencyConflict(IdempotencyConflict.Kind.REUSED,
+                        throw new IdempotencyConflict(
+                                IdempotencyConflict.Kind.REUSED,
                                 "This Idempotency-Key was already used with a different request.");
                     }
                     return recorded.response().asReplay();
@@ -62,7 +63,8 @@ public final class IdempotentOperations {
                 return response;
             });
         } catch (PessimisticLockingFailureException e) {
-            throw new IdempotencyConflict(IdempotencyConflict.Kind.IN_PROGRESS,
+            throw new IdempotencyConflict(
+                    IdempotencyConflict.Kind.IN_PROGRESS,
                     "A request with this Idempotency-Key is still being processed; retry later.");
         }
     }

@@ -27,8 +27,8 @@ public final class KeyExpiry implements SchedulingConfigurer {
 
     @Override
     public void configureTasks(ScheduledTaskRegistrar registrar) {
-        registrar.addFixedDelayTask(new FixedDelayTask(this::purge, settings.cleanupInterval(),
-                settings.cleanupInterval()));
+        registrar.addFixedDelayTask(
+                new FixedDelayTask(this::purge, settings.cleanupInterval(), settings.cleanupInterval()));
     }
 
     /** @return keys deleted by this run; each batch is its own short transaction */

@@ -16,5 +16,4 @@ public record OutboxEvent(
         int schemaVersion,
         String payloadJson,
         String traceParent,
-        Instant occurredAt) {
-}
+        Instant occurredAt) {}

@@ -10,8 +10,7 @@ package dev.outbox.payments.payment;
  */
 final class FreeText {
 
-    private FreeText() {
-    }
+    private FreeText() {}
 
     static String check(String field, String text, int maxCodePoints) {
         if (text == null) {
@@ -24,8 +23,10 @@ final class FreeText {
             throw new InvalidInput(field + " must be printable text: no control or format characters (bidi, "
                     + "zero-width), separators, private-use or unassigned characters, or lone surrogates.");
         }
-        if (text.isEmpty() || Character.isWhitespace(text.codePointAt(0))
-                || Character.isWhitespace(text.codePointBefore(text.length())) || Character.isSpaceChar(text.codePointAt(0))
+        if (text.isEmpty()
+                || Character.isWhitespace(text.codePointAt(0))
+                || Character.isWhitespace(text.codePointBefore(text.length()))
+                || Character.isSpaceChar(text.codePointAt(0))
                 || Character.isSpaceChar(text.codePointBefore(text.length()))) {
             throw new InvalidInput(field + " must not be empty or start or end with a space.");
         }
@@ -44,24 +45,36 @@ final class FreeText {
 
     private static boolean combining(int codePoint) {
         int type = Character.getType(codePoint);
-        return type == Character.NON_SPACING_MARK || type == Character.ENCLOSING_MARK
+        return type == Character.NON_SPACING_MARK
+                || type == Character.ENCLOSING_MARK
                 || type == Character.COMBINING_SPACING_MARK;
     }
 
     /** A letter, digit, punctuation or symbol that is not one of Unicode's blank-looking fillers. */
     private static boolean visible(int codePoint) {
-        if (BLANK_LOOKING.indexOf(codePoint) >= 0 || Character.isWhitespace(codePoint) || Character.isSpaceChar(codePoint)
+        if (BLANK_LOOKING.indexOf(codePoint) >= 0
+                || Character.isWhitespace(codePoint)
+                || Character.isSpaceChar(codePoint)
                 || combining(codePoint)) {
             return false;
         }
-        return Character.isLetterOrDigit(codePoint) || switch (Character.getType(codePoint)) {
-            case Character.CONNECTOR_PUNCTUATION, Character.DASH_PUNCTUATION, Character.START_PUNCTUATION,
-                    Character.END_PUNCTUATION, Character.INITIAL_QUOTE_PUNCTUATION, Character.FINAL_QUOTE_PUNCTUATION,
-                    Character.OTHER_PUNCTUATION, Character.MATH_SYMBOL, Character.CURRENCY_SYMBOL,
-                    Character.MODIFIER_SYMBOL, Character.OTHER_SYMBOL, Character.OTHER_NUMBER,
-                    Character.LETTER_NUMBER -> true;
-            default -> false;
-        };
+        return Character.isLetterOrDigit(codePoint)
+                || switch (Character.getType(codePoint)) {
+                    case Character.CONNECTOR_PUNCTUATION,
+                            Character.DASH_PUNCTUATION,
+                            Character.START_PUNCTUATION,
+                            Character.END_PUNCTUATION,
+                            Character.INITIAL_QUOTE_PUNCTUATION,
+                            Character.FINAL_QUOTE_PUNCTUATION,
+                            Character.OTHER_PUNCTUATION,
+                            Character.MATH_SYMBOL,
+                            Character.CURRENCY_SYMBOL,
+                            Character.MODIFIER_SYMBOL,
+                            Character.OTHER_SYMBOL,
+                            Character.OTHER_NUMBER,
+                            Character.LETTER_NUMBER -> true;
+                    default -> false;
+                };
     }
 
     /** Hangul fillers, the blank braille pattern and the halfwidth Hangul filler: letters and symbols that show nothing. */
@@ -69,8 +82,13 @@ final class FreeText {
 
     static boolean printable(int codePoint) {
         return switch (Character.getType(codePoint)) {
-            case Character.CONTROL, Character.FORMAT, Character.SURROGATE, Character.PRIVATE_USE,
-                    Character.UNASSIGNED, Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR -> false;
+            case Character.CONTROL,
+                    Character.FORMAT,
+                    Character.SURROGATE,
+                    Character.PRIVATE_USE,
+                    Character.UNASSIGNED,
+                    Character.LINE_SEPARATOR,
+                    Character.PARAGRAPH_SEPARATOR -> false;
             default -> true;
         };
     }

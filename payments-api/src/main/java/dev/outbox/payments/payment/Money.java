@@ -50,8 +50,8 @@ record Money(BigDecimal amount, Currency currency) {
         int digits = currency.getDefaultFractionDigits();
         int decimals = decimal.group(2) == null ? 0 : decimal.group(2).length();
         if (decimals > digits) {
-            throw new InvalidInput("amount has more decimals than " + currency.getCurrencyCode() + " allows ("
-                    + digits + ").");
+            throw new InvalidInput(
+                    "amount has more decimals than " + currency.getCurrencyCode() + " allows (" + digits + ").");
         }
         BigDecimal amount = new BigDecimal(text);
         if (amount.signum() <= 0) {

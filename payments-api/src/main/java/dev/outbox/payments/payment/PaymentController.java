@@ -5,7 +5,6 @@ import java.security.Principal;
 import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
-
 import jakarta.servlet.http.HttpServletRequest;
 
 import dev.outbox.payments.idempotency.StoredResponse;
@@ -14,7 +13,6 @@ import dev.outbox.payments.payment.PaymentViews.PaymentView;
 import dev.outbox.payments.web.ApiProperties;
 import dev.outbox.payments.web.IdempotencyKeyHeader;
 import dev.outbox.payments.web.JsonBodies;
-
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -29,8 +27,8 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 final class PaymentController {
 
-    private static final Pattern CANONICAL_UUID = Pattern.compile(
-            "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", Pattern.CASE_INSENSITIVE);
+    private static final Pattern CANONICAL_UUID =
+            Pattern.compile("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", Pattern.CASE_INSENSITIVE);
 
     private final PaymentService service;
     private final JsonBodies bodies;

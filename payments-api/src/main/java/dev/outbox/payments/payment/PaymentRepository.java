@@ -64,7 +64,11 @@ final class PaymentRepository {
     }
 
     Optional<Payment> find(UUID id, String clientId) {
-        return jdbc.sql(FIND).param("id", id).param("clientId", clientId).query(PaymentRepository::map).optional();
+        return jdbc.sql(FIND)
+                .param("id", id)
+                .param("clientId", clientId)
+                .query(PaymentRepository::map)
+                .optional();
     }
 
     /** Empty when the payment is not this client's or the refund would exceed what is left. */

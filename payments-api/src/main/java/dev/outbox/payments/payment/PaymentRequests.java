@@ -17,11 +17,9 @@ final class PaymentRequests {
     private static final Set<String> REFUND_FIELDS = Set.of("amount");
     static final int MAX_DESCRIPTION = 140;
 
-    private PaymentRequests() {
-    }
+    private PaymentRequests() {}
 
-    record NewPayment(Money money, String description) {
-    }
+    record NewPayment(Money money, String description) {}
 
     /** @param currencies the codes payments may be made in */
     static NewPayment payment(ObjectNode body, Set<String> currencies) {

@@ -18,9 +18,8 @@ import dev.outbox.payments.payment.PaymentRequests.NewPayment;
 import dev.outbox.payments.payment.PaymentViews.PaymentView;
 import dev.outbox.payments.payment.PaymentViews.RefundView;
 import dev.outbox.payments.web.TraceContext;
-import tools.jackson.databind.json.JsonMapper;
-
 import org.springframework.stereotype.Service;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Payment commands. Each one writes its change, its outbox event and its idempotency record in the single
@@ -36,8 +35,13 @@ final class PaymentService {
     private final JsonMapper json;
     private final Clock clock;
 
-    PaymentService(IdempotentOperations idempotent, PaymentRepository payments, OutboxWriter outbox,
-            TraceContext trace, JsonMapper json, Clock clock) {
+    PaymentService(
+            IdempotentOperations idempotent,
+            PaymentRepository payments,
+            OutboxWriter outbox,
+            TraceContext trace,
+            JsonMapper json,
+            Clock clock) {
         this.idempotent = idempotent;
         this.payments = payments;
         this.outbox = outbox;
@@ -51,17 +55,40 @@ final class PaymentService {
         UUID eventId = UUID.randomUUID();
         String traceparent = trace.traceparent();
         Money money = request.money();
-        return idempotent.execute(clientId, key, () -> {
-            Instant now = now();
-            payments.insert(paymentId, clientId, money, request.description(), now);
-            outbox.append(new OutboxEvent(eventId, EventTypes.PAYMENT, paymentId, 1,
-                    EventTypes.PAYMENT_CREATED, EventTypes.SCHEMA_VERSION,
-                    json.writeValueAsString(new PaymentCreated(paymentId, clientId, money.plain(), money.code(), now)),
-                    traceparent, now));
-            Payment created = new Payment(paymentId, clientId, money.amount(), money.code(), request.description(),
-                    BigDecimal.ZERO, Payment.CREATED, 1, now, now);
-            return StoredResponse.created(json.writeValueAsBytes(PaymentView.of(created)), paymentId);
-        }, "POST /payments", money.plain(), money.code(), request.description());
+        return idempotent.execute(
+                clientId,
+                key,
+                () -> {
+                    Instant now = now();
+                    payments.insert(paymentId, clientId, money, request.description(), now);
+                    outbox.append(new OutboxEvent(
+                            eventId,
+                            EventTypes.PAYMENT,
+                            paymentId,
+                            1,
+                            EventTypes.PAYMENT_CREATED,
+                            EventTypes.SCHEMA_VERSION,
+                            json.writeValueAsString(
+                                    new PaymentCreated(paymentId, clientId, money.plain(), money.code(), now)),
+                            traceparent,
+                            now));
+                    Payment created = new Payment(
+                            paymentId,
+                            clientId,
+                            money.amount(),
+                            money.code(),
+                            request.description(),
+                            BigDecimal.ZERO,
+                            Payment.CREATED,
+                            1,
+                            now,
+                            now);
+                    return StoredResponse.created(json.writeValueAsBytes(PaymentView.of(created)), paymentId);
+                },
+                "POST /payments",
+                money.plain(),
+                money.code(),
+                request.description());
     }
 
     Payment find(UUID paymentId, String clientId) {
@@ -75,20 +102,32 @@ final class PaymentService {
         String traceparent = trace.traceparent();
         Payment payment = find(paymentId, clientId);
         Money money = Money.parse(requested, Currency.getInstance(payment.currency()));
-        return idempotent.execute(clientId, key, () -> {
-            Instant now = now();
-            Payment refunded = payments.refund(paymentId, clientId, refundId, money.amount(), now)
-                    .orElseThrow(RefundExceedsPayment::new);
-            String refundedTotal = PaymentViews.scaled(refunded.refundedAmount(), refunded.currency());
-            outbox.append(new OutboxEvent(eventId, EventTypes.PAYMENT, paymentId, refunded.version(),
-                    EventTypes.PAYMENT_REFUNDED, EventTypes.SCHEMA_VERSION,
-                    json.writeValueAsString(new PaymentRefunded(paymentId, refundId, money.plain(), money.code(),
-                            refundedTotal, now)),
-                    traceparent, now));
-            RefundView view = new RefundView(refundId, paymentId, money.plain(), money.code(), refunded.status(),
-                    refunded.version());
-            return StoredResponse.created(json.writeValueAsBytes(view), refundId);
-        }, "POST /payments/" + paymentId + "/refunds", money.plain(), money.code());
+        return idempotent.execute(
+                clientId,
+                key,
+                () -> {
+                    Instant now = now();
+                    Payment refunded = payments.refund(paymentId, clientId, refundId, money.amount(), now)
+                            .orElseThrow(RefundExceedsPayment::new);
+                    String refundedTotal = PaymentViews.scaled(refunded.refundedAmount(), refunded.currency());
+                    outbox.append(new OutboxEvent(
+                            eventId,
+                            EventTypes.PAYMENT,
+                            paymentId,
+                            refunded.version(),
+                            EventTypes.PAYMENT_REFUNDED,
+                            EventTypes.SCHEMA_VERSION,
+                            json.writeValueAsString(new PaymentRefunded(
+                                    paymentId, refundId, money.plain(), money.code(), refundedTotal, now)),
+                            traceparent,
+                            now));
+                    RefundView view = new RefundView(
+                            refundId, paymentId, money.plain(), money.code(), refunded.status(), refunded.version());
+                    return StoredResponse.created(json.writeValueAsBytes(view), refundId);
+                },
+                "POST /payments/" + paymentId + "/refunds",
+                money.plain(),
+                money.code());
     }
 
     private Instant now() {

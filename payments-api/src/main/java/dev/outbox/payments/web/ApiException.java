@@ -3,7 +3,6 @@ package dev.outbox.payments.web;
 import java.net.URI;
 
 import dev.outbox.security.Problems;
-
 import org.springframework.http.HttpStatus;
 
 /**
@@ -25,8 +24,8 @@ public final class ApiException extends RuntimeException {
     }
 
     public static ApiException invalid(String detail) {
-        return new ApiException(HttpStatus.BAD_REQUEST, ProblemResponses.type("invalid-request"), "Invalid request",
-                detail);
+        return new ApiException(
+                HttpStatus.BAD_REQUEST, ProblemResponses.type("invalid-request"), "Invalid request", detail);
     }
 
     public static ApiException unsupportedMediaType() {
@@ -35,7 +34,9 @@ public final class ApiException extends RuntimeException {
     }
 
     public static ApiException tooLarge(int limit) {
-        return new ApiException(HttpStatus.CONTENT_TOO_LARGE, ProblemResponses.type("payload-too-large"),
+        return new ApiException(
+                HttpStatus.CONTENT_TOO_LARGE,
+                ProblemResponses.type("payload-too-large"),
                 "Payload too large",
                 "The request body exceeds " + limit + " bytes.");
     }

@@ -16,6 +16,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record ApiProperties(
         @DefaultValue("16384") int maxBodyBytes,
         @DefaultValue("") String apiKeys,
-        @DefaultValue({"EUR", "USD", "GBP", "CHF", "JPY", "SEK", "NOK", "DKK", "PLN", "CZK", "CAD", "AUD", "BHD",
-                "KWD"}) Set<String> currencies) {
-}
+
+        @DefaultValue({"EUR", "USD", "GBP", "CHF", "JPY", "SEK", "NOK", "DKK", "PLN", "CZK", "CAD", "AUD", "BHD", "KWD"
+        })
+        Set<String> currencies) {}

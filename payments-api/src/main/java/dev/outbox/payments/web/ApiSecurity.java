@@ -5,7 +5,6 @@ import dev.outbox.security.BearerPrincipals;
 import dev.outbox.security.EdgeAutoConfiguration;
 import dev.outbox.security.EdgeSecurity;
 import dev.outbox.security.Problems;
-
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -25,13 +24,15 @@ class ApiSecurity {
     @Order(EdgeAutoConfiguration.SERVICE_ORDER)
     SecurityFilterChain apiChain(HttpSecurity http, ApiProperties properties) throws Exception {
         BearerPrincipals clients = BearerPrincipals.parse("payments.api-keys", properties.apiKeys());
-        http.securityMatcher("/payments/**", "/livez", "/readyz")
-                .authorizeHttpRequests(rules -> {
-                    EdgeSecurity.permitErrorDispatch(rules);
-                    rules.requestMatchers("/livez", "/readyz").permitAll().anyRequest().hasRole("CLIENT");
-                });
-        return EdgeSecurity.bearer(http, "payments",
-                Problems.unauthenticated("payments", "Send a valid API key as 'Authorization: Bearer <key>'."),
-                new BearerAuthentication.Provider(clients, "ROLE_CLIENT")).build();
+        http.securityMatcher("/payments/**", "/livez", "/readyz").authorizeHttpRequests(rules -> {
+            EdgeSecurity.permitErrorDispatch(rules);
+            rules.requestMatchers("/livez", "/readyz").permitAll().anyRequest().hasRole("CLIENT");
+        });
+        return EdgeSecurity.bearer(
+                        http,
+                        "payments",
+                        Problems.unauthenticated("payments", "Send a valid API key as 'Authorization: Bearer <key>'."),
+                        new BearerAuthentication.Provider(clients, "ROLE_CLIENT"))
+                .build();
     }
 }

@@ -2,7 +2,6 @@ package dev.outbox.payments.web;
 
 import java.util.Collections;
 import java.util.List;
-
 import jakarta.servlet.http.HttpServletRequest;
 
 /**
@@ -13,8 +12,7 @@ public final class IdempotencyKeyHeader {
 
     public static final String NAME = "Idempotency-Key";
 
-    private IdempotencyKeyHeader() {
-    }
+    private IdempotencyKeyHeader() {}
 
     public static String of(HttpServletRequest request) {
         List<String> values = Collections.list(request.getHeaders(NAME));

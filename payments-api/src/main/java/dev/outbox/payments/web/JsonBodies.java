@@ -5,15 +5,18 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.IllegalCharsetNameException;
+import java.nio.charset.StandardCharsets;
 import java.nio.charset.UnsupportedCharsetException;
 import java.util.Collections;
 import java.util.List;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-
 import jakarta.servlet.http.HttpServletRequest;
 
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.InvalidMediaTypeException;
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Component;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.DeserializationFeature;
@@ -21,11 +24,6 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
-
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.InvalidMediaTypeException;
-import org.springframework.http.MediaType;
-import org.springframework.stereotype.Component;
 
 /**
  * Reads a request body as one JSON object, strictly, before any field is looked at: at most the configured number
@@ -62,8 +60,10 @@ public final class JsonBodies {
         try {
             tree = reader.readTree(utf8(bytes));
         } catch (JacksonException e) {
-            throw ApiException.invalid(e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate")
-                    ? "The body repeats a key; every key may appear once." : "The body is not well-formed JSON.");
+            throw ApiException.invalid(
+                    e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate")
+                            ? "The body repeats a key; every key may appear once."
+                            : "The body is not well-formed JSON.");
         }
         if (!(tree instanceof ObjectNode object)) {
             throw ApiException.invalid("A JSON object is required.");
@@ -77,7 +77,9 @@ public final class JsonBodies {
      */
     private static boolean declaresUtf8OrNoCharset(String contentType) {
         try {
-            Charset charset = contentType == null ? null : MediaType.parseMediaType(contentType).getCharset();
+            Charset charset = contentType == null
+                    ? null
+                    : MediaType.parseMediaType(contentType).getCharset();
             return charset == null || charset.equals(StandardCharsets.UTF_8);
         } catch (InvalidMediaTypeException | UnsupportedCharsetException | IllegalCharsetNameException e) {
             return false;
@@ -103,7 +105,8 @@ public final class JsonBodies {
     /** Decodes UTF-8 and refuses what is not: malformed sequences, encoded surrogates, a byte order mark. */
     private static String utf8(byte[] bytes) {
         try {
-            String text = StandardCharsets.UTF_8.newDecoder()
+            String text = StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(bytes))

@@ -7,7 +7,6 @@ import dev.outbox.payments.payment.InvalidInput;
 import dev.outbox.payments.payment.PaymentNotFound;
 import dev.outbox.payments.payment.RefundExceedsPayment;
 import dev.outbox.security.ProblemAdvice;
-
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
@@ -32,7 +31,10 @@ final class ProblemResponses extends ProblemAdvice {
     /** The transaction rolled back as a whole, so the same request with the same key is safe to send again. */
     @Override
     protected ProblemDetail internalError() {
-        return problem(HttpStatus.INTERNAL_SERVER_ERROR, type("internal-error"), "Internal error",
+        return problem(
+                HttpStatus.INTERNAL_SERVER_ERROR,
+                type("internal-error"),
+                "Internal error",
                 "The request could not be completed; nothing was recorded. Retry with the same Idempotency-Key.");
     }
 
@@ -59,10 +61,14 @@ final class ProblemResponses extends ProblemAdvice {
     @ExceptionHandler(IdempotencyConflict.class)
     ResponseEntity<Object> conflict(IdempotencyConflict e) {
         return switch (e.kind()) {
-            case REUSED -> refuse(HttpStatus.UNPROCESSABLE_CONTENT, "idempotency-key-reused", "Idempotency-Key reused",
-                    e.getMessage());
-            case IN_PROGRESS -> refuse(HttpStatus.CONFLICT, "idempotency-key-in-progress", "Request in progress",
-                    e.getMessage());
+            case REUSED ->
+                refuse(
+                        HttpStatus.UNPROCESSABLE_CONTENT,
+                        "idempotency-key-reused",
+                        "Idempotency-Key reused",
+                        e.getMessage());
+            case IN_PROGRESS ->
+                refuse(HttpStatus.CONFLICT, "idempotency-key-in-progress", "Request in progress", e.getMessage());
         };
     }
 }

@@ -2,7 +2,6 @@ package dev.outbox.payments.web;
 
 import io.micrometer.tracing.Span;
 import io.micrometer.tracing.Tracer;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.stereotype.Component;
 import org.springframework.util.function.SingletonSupplier;

@@ -1,8 +1,8 @@
 package dev.outbox.payments.idempotency;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** The request fingerprint an Idempotency-Key is bound to: equal parts, equal hash; nothing else collides. */
 class FingerprintTests {

@@ -1,16 +1,15 @@
 package dev.outbox.payments.payment;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import java.util.Currency;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The API's input rules, without a server: amounts, currencies, field types and free text. */
 class PaymentRequestsTests {
@@ -20,10 +19,29 @@ class PaymentRequestsTests {
     static final java.util.Set<String> ACCEPTED = java.util.Set.of("EUR", "USD", "JPY", "BHD");
 
     @ParameterizedTest
-    @ValueSource(strings = {"1E+1", "1e1", "+1.00", "-1.00", " 1.00", "1.00 ", "01.00", "1.", ".5", "1,00", "1.0.0",
-            "0x10", "NaN", "Infinity", "１.００", "1_000", ""})
+    @ValueSource(
+            strings = {
+                "1E+1",
+                "1e1",
+                "+1.00",
+                "-1.00",
+                " 1.00",
+                "1.00 ",
+                "01.00",
+                "1.",
+                ".5",
+                "1,00",
+                "1.0.0",
+                "0x10",
+                "NaN",
+                "Infinity",
+                "１.００",
+                "1_000",
+                ""
+            })
     void refusesEveryAmountSpellingButAPlainDecimalString(String amount) {
-        assertThatThrownBy(() -> Money.parse(amount, EUR)).isInstanceOf(InvalidInput.class)
+        assertThatThrownBy(() -> Money.parse(amount, EUR))
+                .isInstanceOf(InvalidInput.class)
                 .hasMessageContaining("amount");
     }
 
@@ -39,7 +57,8 @@ class PaymentRequestsTests {
 
     @Test
     void refusesMoreDecimalsThanTheCurrencyHasEvenWhenTheyAreZeros() {
-        assertThatThrownBy(() -> Money.parse("10.00", Currency.getInstance("JPY"))).hasMessageContaining("JPY");
+        assertThatThrownBy(() -> Money.parse("10.00", Currency.getInstance("JPY")))
+                .hasMessageContaining("JPY");
         assertThatThrownBy(() -> Money.parse("1.005", EUR)).hasMessageContaining("EUR allows (2)");
         assertThatThrownBy(() -> Money.parse("0.00", EUR)).hasMessageContaining("positive");
         assertThatThrownBy(() -> Money.parse("1000000000.01", EUR)).hasMessageContaining("exceed");
@@ -53,35 +72,60 @@ class PaymentRequestsTests {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {
-            "{\"amount\":10,\"currency\":\"EUR\"}",
-            "{\"amount\":10.5,\"currency\":\"EUR\"}",
-            "{\"amount\":\"10.00\",\"currency\":\"EUR\",\"description\":5}",
-            "{\"amount\":\"10.00\",\"currency\":\"EUR\",\"description\":true}",
-            "{\"amount\":\"10.00\",\"currency\":[\"EUR\"]}",
-            "{\"amount\":{\"value\":\"10.00\"},\"currency\":\"EUR\"}",
-            "{\"amount\":\"10.00\",\"currency\":\"EUR\",\"status\":\"REFUNDED\"}"})
+    @ValueSource(
+            strings = {
+                "{\"amount\":10,\"currency\":\"EUR\"}",
+                "{\"amount\":10.5,\"currency\":\"EUR\"}",
+                "{\"amount\":\"10.00\",\"currency\":\"EUR\",\"description\":5}",
+                "{\"amount\":\"10.00\",\"currency\":\"EUR\",\"description\":true}",
+                "{\"amount\":\"10.00\",\"currency\":[\"EUR\"]}",
+                "{\"amount\":{\"value\":\"10.00\"},\"currency\":\"EUR\"}",
+                "{\"amount\":\"10.00\",\"currency\":\"EUR\",\"status\":\"REFUNDED\"}"
+            })
     void refusesNonStringsAndUnknownFields(String body) {
-        assertThatThrownBy(() -> PaymentRequests.payment(object(body), ACCEPTED)).isInstanceOf(InvalidInput.class);
+        assertThatThrownBy(() -> PaymentRequests.payment(object(body), ACCEPTED))
+                .isInstanceOf(InvalidInput.class);
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"\u202Eevil", "zero\u200Bwidth", "bom\uFEFF", "line\u2028sep", "tab\there", "nul\u0000",
-            "lone \uD800 surrogate", "private \uE000 use", "unassigned \u0378"})
+    @ValueSource(
+            strings = {
+                "\u202Eevil",
+                "zero\u200Bwidth",
+                "bom\uFEFF",
+                "line\u2028sep",
+                "tab\there",
+                "nul\u0000",
+                "lone \uD800 surrogate",
+                "private \uE000 use",
+                "unassigned \u0378"
+            })
     void refusesControlFormatAndInvisibleCharactersInTheDescription(String description) {
         ObjectNode body = object("{\"amount\":\"1.00\",\"currency\":\"EUR\"}");
         body.put("description", description);
-        assertThatThrownBy(() -> PaymentRequests.payment(body, ACCEPTED)).isInstanceOf(InvalidInput.class)
+        assertThatThrownBy(() -> PaymentRequests.payment(body, ACCEPTED))
+                .isInstanceOf(InvalidInput.class)
                 .hasMessageContaining("description");
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"", "   ", " padded", "padded ", "\u3164", "\u2800", "\u0301\u0301\u0301",
-            "a\u0301\u0301\u0301", "\u3000"})
+    @ValueSource(
+            strings = {
+                "",
+                "   ",
+                " padded",
+                "padded ",
+                "\u3164",
+                "\u2800",
+                "\u0301\u0301\u0301",
+                "a\u0301\u0301\u0301",
+                "\u3000"
+            })
     void refusesDescriptionsThatShowNothingOrPileUpMarks(String description) {
         ObjectNode body = object("{\"amount\":\"1.00\",\"currency\":\"EUR\"}");
         body.put("description", description);
-        assertThatThrownBy(() -> PaymentRequests.payment(body, ACCEPTED)).isInstanceOf(InvalidInput.class)
+        assertThatThrownBy(() -> PaymentRequests.payment(body, ACCEPTED))
+                .isInstanceOf(InvalidInput.class)
                 .hasMessageContaining("description");
     }
 
@@ -98,7 +142,8 @@ class PaymentRequestsTests {
 
     @Test
     void aRefundTakesOnlyAnAmountString() {
-        assertThat(PaymentRequests.refundAmount(object("{\"amount\":\"5.00\"}"))).isEqualTo("5.00");
+        assertThat(PaymentRequests.refundAmount(object("{\"amount\":\"5.00\"}")))
+                .isEqualTo("5.00");
         assertThatThrownBy(() -> PaymentRequests.refundAmount(object("{\"amount\":5}")))
                 .isInstanceOf(InvalidInput.class);
         assertThatThrownBy(() -> PaymentRequests.refundAmount(object("{}"))).hasMessageContaining("required");

@@ -1,29 +1,25 @@
 package dev.outbox.security.edge;
 
-import static dev.outbox.security.edge.EdgeAssertions.assertNoSpellingPasses;
-import static dev.outbox.security.edge.EdgeAssertions.assertProblem;
-import static dev.outbox.security.edge.EdgeAssertions.assertUnauthenticated;
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.Map;
-
 import dev.outbox.security.RawHttp;
-import dev.outbox.security.RawHttp.Response;
-import dev.outbox.security.Spellings;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
+
+import static dev.outbox.security.edge.EdgeAssertions.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Without an admin token configured the operator endpoints are disabled (403), never open.
  */
-@SpringBootTest(classes = EdgeTestApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-        properties = {"server.address=127.0.0.1", "management.endpoints.web.exposure.include=health,info",
-                "admin.paths=/admin/**", "admin.token-sha256="})
+@SpringBootTest(
+        classes = EdgeTestApplication.class,
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "server.address=127.0.0.1",
+            "management.endpoints.web.exposure.include=health,info",
+            "admin.paths=/admin/**",
+            "admin.token-sha256="
+        })
 class DisabledAdminEdgeIntegrationTests {
 
     @LocalServerPort

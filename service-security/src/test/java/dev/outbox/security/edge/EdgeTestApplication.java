@@ -7,7 +7,6 @@ import dev.outbox.security.BearerPrincipals;
 import dev.outbox.security.EdgeAutoConfiguration;
 import dev.outbox.security.EdgeSecurity;
 import dev.outbox.security.Problems;
-
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.annotation.Order;
@@ -28,21 +27,30 @@ class EdgeTestApplication {
     @Bean
     @Order(EdgeAutoConfiguration.SERVICE_ORDER)
     SecurityFilterChain apiChain(HttpSecurity http) throws Exception {
-        http.securityMatcher(PathPatternRequestMatcher.pathPattern("/api/**"))
-                .authorizeHttpRequests(rules -> {
-                    EdgeSecurity.permitErrorDispatch(rules);
-                    rules.anyRequest().hasRole("CLIENT");
-                });
-        return EdgeSecurity.bearer(http, "payments", Problems.unauthenticated("payments", "Send an API key."),
-                new BearerAuthentication.Provider(BearerPrincipals.parse("keys",
-                        "acme=" + java.util.HexFormat.of().formatHex(java.security.MessageDigest
-                                .getInstance("SHA-256").digest(CLIENT_KEY.getBytes()))), "ROLE_CLIENT")).build();
+        http.securityMatcher(PathPatternRequestMatcher.pathPattern("/api/**")).authorizeHttpRequests(rules -> {
+            EdgeSecurity.permitErrorDispatch(rules);
+            rules.anyRequest().hasRole("CLIENT");
+        });
+        return EdgeSecurity.bearer(
+                        http,
+                        "payments",
+                        Problems.unauthenticated("payments", "Send an API key."),
+                        new BearerAuthentication.Provider(
+                                BearerPrincipals.parse(
+                                        "keys",
+                                        "acme="
+                                                + java.util.HexFormat.of()
+                                                        .formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                                                                .digest(CLIENT_KEY.getBytes()))),
+                                "ROLE_CLIENT"))
+                .build();
     }
 
     @RestController
     static class Endpoints {
 
-        static final java.util.concurrent.atomic.AtomicInteger requeued = new java.util.concurrent.atomic.AtomicInteger();
+        static final java.util.concurrent.atomic.AtomicInteger requeued =
+                new java.util.concurrent.atomic.AtomicInteger();
 
         @GetMapping("/api/whoami")
         String whoami(Principal principal) {
