@@ -1,5 +1,6 @@
 package dev.outbox.relay;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -71,6 +72,88 @@ class CdcRelayCrashIntegrationTests {
                     .until(() -> RelayFixtures.count(
                                     database, "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL")
                             == 0);
+        }
+    }
+
+    /**
+     * The pipeline's worst moment: Kafka acknowledged a batch and the relay dies before published_at is marked and
+     * before the engine's offset moves. The rows are locked so the mark waits; once every event is on the topic
+     * the relay is SIGKILLed. After the restart the same events go out again with the same ids, and every row ends
+     * up marked.
+     */
+    @Test
+    void crashBetweenAcknowledgementAndMarkRepublishesTheSameIds() throws Exception {
+        String database = OutboxRows.migratedDatabase();
+        String suffix = "ackmark" + Long.toHexString(System.nanoTime());
+        String topic = "t-" + suffix + ".payment.events";
+        String kafka = SharedInfra.kafka().bootstrapServers();
+        Map<String, String> env = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
+
+        try (RelayProcess relay = new RelayProcess(env, suffix).start()) {
+            RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
+            relay.kill();
+            List<OutboxEvent> inserted = OutboxRows.insert(database, 200, 2);
+            List<String> ids = OutboxRows.ids(inserted);
+
+            List<ConsumerRecord<String, String>> firstRound;
+            try (Connection locker = SharedInfra.postgres().connect(database)) {
+                locker.setAutoCommit(false);
+                try (var lock = locker.createStatement()) {
+                    lock.execute("SELECT id FROM outbox_messages FOR UPDATE");
+                }
+                relay.start();
+                // the pipeline fills (batches acknowledged, their marks waiting) and then stops taking more
+                Map<String, Object> client = SharedInfra.kafka().adminClientProperties();
+                TopicReader.untilDistinct(client, topic, 1, Duration.ofSeconds(90));
+                long[] last = {-1};
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofSeconds(2))
+                        .until(() -> {
+                            long now = TopicReader.toEnd(client, topic, Duration.ofSeconds(10))
+                                    .size();
+                            boolean settled = now == last[0];
+                            last[0] = now;
+                            return settled;
+                        });
+                relay.kill();
+                firstRound = TopicReader.toEnd(client, topic, Duration.ofSeconds(10));
+                // the dead relay's UPDATE still waits server-side and would commit once the lock goes: end its backend
+                // as the crash would have if it had come a moment earlier
+                try (var s = locker.createStatement()) {
+                    s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                            + " WHERE datname = current_database() AND wait_event_type = 'Lock'");
+                }
+                locker.rollback();
+            }
+            assertThat(firstRound).as("acknowledged while their marks waited").isNotEmpty();
+            Set<String> acknowledged = firstRound.stream().map(TopicReader::id).collect(Collectors.toSet());
+            assertThat(RelayFixtures.pending(database))
+                    .as("killed after the acknowledgements, before the marks")
+                    .isEqualTo(inserted.size());
+
+            relay.start();
+            await().atMost(Duration.ofSeconds(90)).until(() -> RelayFixtures.pending(database) == 0);
+            // marks follow acknowledgements, so everything republished is on the topic by now
+            List<ConsumerRecord<String, String>> onTopic =
+                    TopicReader.toEnd(SharedInfra.kafka().adminClientProperties(), topic, Duration.ofSeconds(30));
+            Map<String, Long> copies =
+                    onTopic.stream().collect(Collectors.groupingBy(TopicReader::id, Collectors.counting()));
+            assertThat(copies.keySet()).as("nothing lost, nothing unknown").isEqualTo(new HashSet<>(ids));
+            assertThat(acknowledged)
+                    .as("acknowledged before the crash, republished after the restart with the same ids")
+                    .allMatch(id -> copies.get(id) >= 2);
+            System.out.printf(
+                    "ack/mark crash: %d events, %d acknowledged before the kill, %d records on the topic%n",
+                    ids.size(), acknowledged.size(), onTopic.size());
+            Map<String, String> firstKeys =
+                    firstRound.stream().collect(Collectors.toMap(TopicReader::id, ConsumerRecord::key, (a, b) -> a));
+            assertThat(onTopic.stream()
+                            .filter(r -> firstKeys.containsKey(TopicReader.id(r)))
+                            .filter(r -> !r.key().equals(firstKeys.get(TopicReader.id(r))))
+                            .map(TopicReader::id)
+                            .toList())
+                    .as("a republished event keeps its key")
+                    .isEmpty();
         }
     }
 

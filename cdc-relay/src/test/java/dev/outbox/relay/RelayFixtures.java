@@ -16,12 +16,12 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import static org.awaitility.Awaitility.await;
 
 /** The relay's configuration for one test, and what its tests read back: rows' state and the topic. */
-final class RelayFixtures {
+public final class RelayFixtures {
 
     private RelayFixtures() {}
 
     /** The relay's configuration for one test: its own database, slot, offsets topic and event topic. */
-    static Map<String, String> relayEnv(String database, String kafka, String suffix, int httpPort) {
+    public static Map<String, String> relayEnv(String database, String kafka, String suffix, int httpPort) {
         Map<String, String> env = new HashMap<>();
         env.put("RELAY_DB_HOST", "127.0.0.1");
         env.put("RELAY_DB_PORT", String.valueOf(SharedInfra.postgres().port()));
@@ -41,7 +41,7 @@ final class RelayFixtures {
                 .toArray(String[]::new);
     }
 
-    static void awaitSlotActive(String database, String slot) {
+    public static void awaitSlotActive(String database, String slot) {
         await().atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(200))
                 .until(() -> {
@@ -55,7 +55,7 @@ final class RelayFixtures {
                 });
     }
 
-    static long count(String database, String sql) {
+    public static long count(String database, String sql) {
         try (Connection c = SharedInfra.postgres().connect(database);
                 var s = c.createStatement()) {
             var rs = s.executeQuery(sql);
@@ -66,7 +66,7 @@ final class RelayFixtures {
         }
     }
 
-    static long pending(String database) {
+    public static long pending(String database) {
         return count(
                 database,
                 "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL");

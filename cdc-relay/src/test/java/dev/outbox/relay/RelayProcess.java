@@ -15,7 +15,7 @@ import tools.jackson.databind.json.JsonMapper;
 import static org.awaitility.Awaitility.await;
 
 /** A relay in its own JVM, on this test's class path, that a test can SIGKILL. */
-final class RelayProcess implements AutoCloseable {
+public final class RelayProcess implements AutoCloseable {
 
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -26,13 +26,13 @@ final class RelayProcess implements AutoCloseable {
     private final int port;
     private Process process;
 
-    RelayProcess(Map<String, String> env, String name) {
+    public RelayProcess(Map<String, String> env, String name) {
         this.env = env;
         this.port = Integer.parseInt(env.get("RELAY_HTTP_PORT"));
         this.log = Path.of("target", "relay-" + name + ".log");
     }
 
-    RelayProcess start() {
+    public RelayProcess start() {
         process = JavaProcess.builder(RelayApplication.class.getName())
                 .env(env)
                 .heap("384m")
@@ -44,12 +44,12 @@ final class RelayProcess implements AutoCloseable {
         return this;
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 
     /** SIGKILL: no shutdown hook, no offset flush, no goodbye to PostgreSQL or Kafka. */
-    void kill() {
+    public void kill() {
         if (process != null) {
             JavaProcess.kill(process);
             process = null;
@@ -57,7 +57,7 @@ final class RelayProcess implements AutoCloseable {
     }
 
     /** "leader", "standby" or "starting"; {@code null} while the process does not answer. */
-    String role() {
+    public String role() {
         JsonNode health = health();
         return health == null
                 ? null
@@ -68,7 +68,7 @@ final class RelayProcess implements AutoCloseable {
                         .asString(null);
     }
 
-    boolean streaming() {
+    public boolean streaming() {
         JsonNode health = health();
         return health != null
                 && health.path("components")

@@ -150,7 +150,7 @@ public final class InvariantChecker {
         if (outbox[2] > 0) {
             problems.add(outbox[2] + " outbox rows still pending");
         }
-        long[] wire = kafka == null ? new long[2] : countWire(kafka, topic);
+        long[] wire = kafka == null ? new long[2] : wire(kafka, topic);
         return new Report(
                 net.size(),
                 outbox[0],
@@ -168,7 +168,7 @@ public final class InvariantChecker {
     }
 
     /** Records on the topic, and distinct event ids among them (read from the beginning to the current end). */
-    static long[] countWire(Map<String, Object> kafka, String topic) {
+    public static long[] wire(Map<String, Object> kafka, String topic) {
         List<ConsumerRecord<String, String>> records = TopicReader.toEnd(kafka, topic, Duration.ofSeconds(60));
         return new long[] {
             records.size(),

@@ -9,9 +9,12 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.outbox.accounting.AccountingApplication;
+import dev.outbox.contract.Topics;
+import dev.outbox.infra.BootJar;
 import dev.outbox.infra.InvariantChecker;
 import dev.outbox.infra.JavaProcess;
 import dev.outbox.infra.KafkaBroker;
@@ -79,8 +82,11 @@ final class PipelineHarness implements AutoCloseable {
             case KAFKA -> kafka.start();
             case POSTGRES -> {}
             default -> {
-                JavaProcess.Builder builder = JavaProcess.builder(mainClass(component))
-                        .env(env(component))
+                // the relay as deployed: its executable jar, extracted, with its class-data archive (see BootJar)
+                JavaProcess.Builder builder = component == Component.RELAY
+                        ? BootJar.start(relayJar(), logs.resolve("relay-cds"), env(component))
+                        : JavaProcess.builder(mainClass(component));
+                builder.env(env(component))
                         .heap("384m")
                         .logTo(logs.resolve(component.name().toLowerCase() + ".log"));
                 for (String arg : System.getProperty("harness.jvmArgs", "").split(" ")) {
@@ -179,6 +185,53 @@ final class PipelineHarness implements AutoCloseable {
             case CONSUMER -> AccountingApplication.class.getName();
             default -> throw new IllegalArgumentException(component.name());
         };
+    }
+
+    /** cdc-relay's executable jar, which the reactor built before this module's tests run. */
+    private static Path relayJar() {
+        try (var files = Files.list(Path.of("..", "cdc-relay", "target"))) {
+            return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar"))
+                    .findFirst()
+                    .orElseThrow(
+                            () -> new IllegalStateException("build cdc-relay first (./mvnw -pl system-tests -am)"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Records on the events topic and distinct event ids among them, as of now. */
+    long[] wire() {
+        return InvariantChecker.wire(kafka.adminClientProperties(), Topics.PAYMENT_EVENTS);
+    }
+
+    /** Whether the relay's CDC engine streams (its health details, read with the admin token). */
+    boolean relayStreaming() {
+        try {
+            HttpResponse<String> health = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(
+                                            "http://127.0.0.1:" + ports.get(Component.RELAY) + "/actuator/health"))
+                                    .header("Authorization", "Bearer local-admin-token")
+                                    .timeout(Duration.ofSeconds(2))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            return health.body().contains("\"streaming\":true");
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** The relay's last "Started ... (process running for N)": JVM start plus Spring, in seconds. */
+    String relayStartupSeconds() throws java.io.IOException {
+        List<String> started = Files.readAllLines(logs.resolve("relay.log")).stream()
+                .filter(l -> l.contains("Started RelayApplication"))
+                .toList();
+        if (started.isEmpty()) {
+            return "?";
+        }
+        String last = started.get(started.size() - 1);
+        int at = last.indexOf("process running for ");
+        return at < 0 ? "?" : last.substring(at + 20).replaceAll("[^0-9.]", "");
     }
 
     private static boolean healthy(int port, String path) {

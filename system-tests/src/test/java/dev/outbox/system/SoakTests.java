@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -71,15 +72,41 @@ class SoakTests {
             }
             List<String> recoveries = new ArrayList<>();
             long end = System.nanoTime() + Duration.ofMinutes(minutes).toNanos();
-            Component[] victims = Component.values();
+            Component[] victims = Arrays.stream(System.getProperty("soak.victims", "API,RELAY,CONSUMER,KAFKA,POSTGRES")
+                            .split(","))
+                    .map(Component::valueOf)
+                    .toArray(Component[]::new);
+            long[] wire = pipeline.wire();
+            String previous = null;
             while (System.nanoTime() < end) {
                 Thread.sleep(killEvery * 1000L);
+                long[] now = pipeline.wire();
+                if (previous != null) {
+                    recoveries.add(previous + ", " + duplicatesBetween(wire, now) + " duplicates on the wire until the "
+                            + "next kill");
+                }
+                wire = now;
                 Component victim = victims[random.nextInt(victims.length)];
                 long t0 = System.nanoTime();
                 pipeline.kill(victim);
                 pipeline.start(victim);
-                recoveries.add(
-                        victim + " " + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms");
+                previous = victim + ": kill -> healthy "
+                        + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms";
+                if (victim == Component.RELAY && !mode.equals("polling")) {
+                    await().atMost(Duration.ofMinutes(3))
+                            .pollInterval(Duration.ofMillis(100))
+                            .until(pipeline::relayStreaming);
+                    previous += ", -> streaming "
+                            + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms (JVM " + "and Spring: "
+                            + pipeline.relayStartupSeconds() + " s)";
+                }
+            }
+            if (previous != null) {
+                await().atMost(Duration.ofMinutes(2))
+                        .pollInterval(Duration.ofSeconds(1))
+                        .until(() -> pipeline.check(false).pending() == 0);
+                recoveries.add(previous + ", " + duplicatesBetween(wire, pipeline.wire())
+                        + " duplicates on the wire until the end");
             }
             loading.set(false);
             clients.shutdown();
@@ -95,7 +122,7 @@ class SoakTests {
                             + "client retries: %d%n  events on the wire: %d, duplicates on the wire: %d, redeliveries ignored by the "
                             + "inbox: %d%n  lost: %d, "
                             + "duplicated effects: %d%n  drained in %d ms after the load stopped%n  kills and recovery "
-                            + "(kill -> healthy): %s%n  %s%n",
+                            + "(kill -> healthy): %n    %s%n  %s%n",
                     minutes,
                     killEvery,
                     mode,
@@ -108,11 +135,16 @@ class SoakTests {
                     report.missingEffects(),
                     report.duplicateEffects(),
                     Duration.ofNanos(System.nanoTime() - drainStart).toMillis(),
-                    recoveries,
+                    String.join("\n    ", recoveries),
                     report);
             assertThat(report.holds()).as(report.toString()).isTrue();
             assertThat(report.payments()).isEqualTo(created.get());
         }
+    }
+
+    /** Records sent more than once between two looks at the wire. */
+    private static long duplicatesBetween(long[] before, long[] after) {
+        return (after[0] - after[1]) - (before[0] - before[1]);
     }
 
     /** A client that retries the same request with the same key until it is answered; returns the new id. */

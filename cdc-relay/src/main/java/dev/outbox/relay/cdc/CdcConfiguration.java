@@ -2,6 +2,7 @@ package dev.outbox.relay.cdc;
 
 import dev.outbox.relay.RelayProperties;
 import dev.outbox.relay.outbox.Outbox;
+import dev.outbox.relay.polling.SafetyNetProperties;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,9 +26,11 @@ class CdcConfiguration {
             PublishProperties kafka,
             KafkaPublisher publisher,
             Outbox outbox,
+            SafetyNetProperties safetyNet,
             MeterRegistry meters,
             RelayProperties relay) {
-        return new CdcRelay(cdc, db, kafka, publisher, outbox, meters, relay.mode() == RelayProperties.Mode.cdc);
+        return new CdcRelay(
+                cdc, db, kafka, publisher, outbox, safetyNet.grace(), meters, relay.mode() == RelayProperties.Mode.cdc);
     }
 
     @Bean

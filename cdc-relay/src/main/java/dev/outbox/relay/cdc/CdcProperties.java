@@ -16,6 +16,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param heartbeatInterval how often the engine confirms progress so an idle slot does not retain WAL
  * @param standbyPoll       how often a standby instance tries to take over the slot
  * @param restartBackoff    pause before restarting a failed engine
+ * @param maxInFlight       batches sent to Kafka and not yet acknowledged and marked, at most (the pipeline's depth)
  */
 @ConfigurationProperties("relay.cdc")
 public record CdcProperties(
@@ -25,4 +26,5 @@ public record CdcProperties(
         @DefaultValue("10s") Duration heartbeatInterval,
         @DefaultValue("2s") Duration standbyPoll,
         @DefaultValue("5s") Duration restartBackoff,
+        @DefaultValue("4") int maxInFlight,
         @DefaultValue Map<String, String> debezium) {}

@@ -1,6 +1,8 @@
 package dev.outbox.relay.cdc;
 
 import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -47,13 +49,18 @@ public final class CdcRelay implements SmartLifecycle {
     private final AtomicReference<String> lastError = new AtomicReference<>();
 
     private volatile boolean running;
-    private volatile boolean engineStreaming;
+    /** When this instance took the slot's leadership, and when its engine began streaming; null when not. */
+    private volatile Instant leadingSince;
+
+    private volatile Instant streamingSince;
     private Thread supervisor;
     private ExecutorService engineThread;
     private DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine;
+    private OutboxChangeConsumer consumer;
     private Future<?> engineRun;
     private RelayLeadership.Lease lease;
     private final boolean autoStartup;
+    private final Duration safetyNetGrace;
 
     CdcRelay(
             CdcProperties cdc,
@@ -61,8 +68,10 @@ public final class CdcRelay implements SmartLifecycle {
             PublishProperties kafka,
             KafkaPublisher publisher,
             Outbox outbox,
+            Duration safetyNetGrace,
             MeterRegistry meters,
             boolean autoStartup) {
+        this.safetyNetGrace = safetyNetGrace;
         this.autoStartup = autoStartup;
         this.cdc = cdc;
         this.db = db;
@@ -78,7 +87,26 @@ public final class CdcRelay implements SmartLifecycle {
     }
 
     boolean streaming() {
-        return engineStreaming;
+        return streamingSince != null;
+    }
+
+    /**
+     * Whether this instance's CDC stream is catching up after a (re)start: it leads the slot, and its engine is still
+     * starting (for at most twice {@code grace}) or has streamed for less than {@code grace}. Meanwhile the rows
+     * waiting since before the start are the stream's to deliver, and the safety net stands back so that it does not
+     * publish them a second time.
+     */
+    public boolean recovering(Duration grace) {
+        if (role.get() != Role.LEADER) {
+            return false;
+        }
+        Instant now = Instant.now();
+        Instant streaming = streamingSince;
+        if (streaming != null) {
+            return streaming.plus(grace).isAfter(now);
+        }
+        Instant leading = leadingSince;
+        return leading != null && leading.plus(grace.multipliedBy(2)).isAfter(now);
     }
 
     String lastError() {
@@ -130,13 +158,21 @@ public final class CdcRelay implements SmartLifecycle {
                         continue;
                     }
                     role.set(Role.LEADER);
-                    log.info("leading slot {}; starting the Debezium engine", cdc.slotName());
+                    leadingSince = Instant.now();
+                    // the previous leader is gone (its session released the lock); a walsender of its may still hold
+                    // the slot until PostgreSQL notices, so end it rather than wait for wal_sender_timeout
+                    int ended = lease.endStaleWalsender(cdc.slotName());
+                    log.info(
+                            "leading slot {}{}; starting the Debezium engine",
+                            cdc.slotName(),
+                            ended > 0 ? " (ended the previous leader's walsender)" : "");
                 }
                 if (!lease.isValid()) {
                     log.warn("lost the leadership connection for slot {}; stopping the engine", cdc.slotName());
                     stopEngine();
                     releaseLease();
                     role.set(Role.STANDBY);
+                    leadingSince = null;
                     continue;
                 }
                 if (engineRun == null || engineRun.isDone()) {
@@ -163,11 +199,13 @@ public final class CdcRelay implements SmartLifecycle {
     }
 
     private void startEngine() {
-        OutboxChangeConsumer consumer = new OutboxChangeConsumer(publisher, outbox, () -> running, meters);
+        closeConsumer();
+        consumer = new OutboxChangeConsumer(
+                publisher, outbox, safetyNetGrace.dividedBy(2), Math.max(1, cdc.maxInFlight()), meters);
         engine = DebeziumEngine.create(Connect.class)
                 .using(DebeziumSettings.of(cdc, db, kafka))
                 .using((success, message, error) -> {
-                    engineStreaming = false;
+                    streamingSince = null;
                     if (!success && running) {
                         lastError.set(error == null ? "engine stopped" : ErrorText.sanitize(error));
                         log.warn("Debezium engine stopped: {}", error == null ? message : ErrorText.sanitize(error));
@@ -176,13 +214,13 @@ public final class CdcRelay implements SmartLifecycle {
                 .using(new DebeziumEngine.ConnectorCallback() {
                     @Override
                     public void taskStarted() {
-                        engineStreaming = true;
+                        streamingSince = Instant.now();
                         lastError.set(null);
                     }
 
                     @Override
                     public void taskStopped() {
-                        engineStreaming = false;
+                        streamingSince = null;
                     }
                 })
                 .notifying(consumer)
@@ -193,6 +231,11 @@ public final class CdcRelay implements SmartLifecycle {
     private void stopEngine() {
         DebeziumEngine<?> e = engine;
         engine = null;
+        OutboxChangeConsumer c = consumer;
+        if (c != null) {
+            // what was sent gets acknowledged and marked, and its offsets reach the engine before it stops
+            c.drain(kafka.deliveryTimeout());
+        }
         if (e != null) {
             try {
                 e.close();
@@ -208,7 +251,15 @@ public final class CdcRelay implements SmartLifecycle {
                 // the completion callback already reported how it ended
             }
         }
-        engineStreaming = false;
+        streamingSince = null;
+        closeConsumer();
+    }
+
+    private void closeConsumer() {
+        if (consumer != null) {
+            consumer.close();
+            consumer = null;
+        }
     }
 
     private void releaseLease() {

@@ -4,12 +4,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 import dev.outbox.contract.EventRecord;
 import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.publish.KafkaPublisher;
+import dev.outbox.security.ErrorText;
 import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
 import io.micrometer.core.instrument.Counter;
@@ -20,24 +24,49 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Receives the Outbox Event Router's records in WAL order, publishes them, and only then marks them processed,
- * so the engine's offset never passes an event Kafka did not acknowledge. After the acknowledgements it sets
- * published_at for the batch in one UPDATE. A crash anywhere in between repeats events; it never loses one.
+ * The CDC relay's delivery, pipelined: the engine's thread converts a batch of the Outbox Event Router's records,
+ * hands them to the producer and returns for the next batch at once; a completer thread takes the batches in WAL
+ * order, waits for their acknowledgements, marks published_at for everything acknowledged since its last look in
+ * one UPDATE, and only then gives the engine the batches' offsets, in order. So the offset never passes an event
+ * Kafka did not acknowledge and published_at never precedes its acknowledgement; a crash anywhere in between
+ * repeats events with the same ids and never loses one. A failure to deliver stops the pipeline: nothing after it is
+ * marked, the next batch fails the engine, and the relay restarts it from the last committed offset.
  */
-final class OutboxChangeConsumer implements DebeziumEngine.ChangeConsumer<ChangeEvent<SourceRecord, SourceRecord>> {
+final class OutboxChangeConsumer
+        implements DebeziumEngine.ChangeConsumer<ChangeEvent<SourceRecord, SourceRecord>>, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(OutboxChangeConsumer.class);
 
+    /** A batch on its way: its records sent, its acknowledgements awaited by the completer. */
+    private record InFlight(
+            List<ChangeEvent<SourceRecord, SourceRecord>> events,
+            List<EventRecord> records,
+            KafkaPublisher.Round round,
+            DebeziumEngine.RecordCommitter<ChangeEvent<SourceRecord, SourceRecord>> committer) {}
+
     private final KafkaPublisher publisher;
     private final Outbox outbox;
-    private final BooleanSupplier keepGoing;
+    private final Duration checkOlderThan;
+    private final BlockingQueue<InFlight> inFlight;
+    private final Thread completer;
     private final Timer latency;
     private final Counter deadLetters;
+    private final Counter skipped;
+    private volatile Exception failure;
+    private volatile boolean closed;
 
-    OutboxChangeConsumer(KafkaPublisher publisher, Outbox outbox, BooleanSupplier keepGoing, MeterRegistry meters) {
+    /**
+     * @param checkOlderThan records that occurred longer ago than this may have been published by the safety net (or
+     *                       dead-lettered) while the stream was away: they are looked up before sending, fresher ones
+     *                       are not (so the steady state pays nothing for it)
+     * @param maxInFlight    batches sent and not yet completed, at most; the engine waits when there are more
+     */
+    OutboxChangeConsumer(
+            KafkaPublisher publisher, Outbox outbox, Duration checkOlderThan, int maxInFlight, MeterRegistry meters) {
         this.publisher = publisher;
         this.outbox = outbox;
-        this.keepGoing = keepGoing;
+        this.checkOlderThan = checkOlderThan;
+        this.inFlight = new ArrayBlockingQueue<>(maxInFlight);
         this.latency = Timer.builder("outbox_publish_latency")
                 .description("occurred_at -> acknowledged by Kafka")
                 .tag("mode", "cdc")
@@ -45,6 +74,12 @@ final class OutboxChangeConsumer implements DebeziumEngine.ChangeConsumer<Change
                 .register(meters);
         this.deadLetters =
                 Counter.builder("outbox_dead_letters").tag("mode", "cdc").register(meters);
+        this.skipped = Counter.builder("outbox_cdc_skipped")
+                .description("streamed rows not sent because they were already published or dead-lettered")
+                .register(meters);
+        this.completer = new Thread(this::complete, "cdc-relay-completer");
+        this.completer.setDaemon(true);
+        this.completer.start();
     }
 
     @Override
@@ -52,36 +87,146 @@ final class OutboxChangeConsumer implements DebeziumEngine.ChangeConsumer<Change
             List<ChangeEvent<SourceRecord, SourceRecord>> events,
             DebeziumEngine.RecordCommitter<ChangeEvent<SourceRecord, SourceRecord>> committer)
             throws InterruptedException {
-        List<EventRecord> batch = new ArrayList<>(events.size());
+        failIfStopped();
+        List<EventRecord> records = new ArrayList<>(events.size());
         for (ChangeEvent<SourceRecord, SourceRecord> event : events) {
             EventRecord record = convert(event.value());
             if (record != null) {
-                batch.add(record);
+                records.add(record);
             }
         }
-        if (!batch.isEmpty()) {
-            KafkaPublisher.Outcome outcome = publisher.publishAll(batch, keepGoing);
-            for (KafkaPublisher.Rejected rejected : outcome.rejected()) {
+        withoutAlreadyHandled(records);
+        KafkaPublisher.Round round = publisher.send(records);
+        while (!inFlight.offer(new InFlight(events, records, round, committer), 100, TimeUnit.MILLISECONDS)) {
+            failIfStopped();
+        }
+    }
+
+    /** Once delivery failed or the relay stops, the engine gets no further: it stops, and is restarted if it should. */
+    private void failIfStopped() throws InterruptedException {
+        Exception e = failure;
+        if (e != null) {
+            throw new IllegalStateException(
+                    "delivery failed, restarting the stream from its last committed offset: " + ErrorText.sanitize(e));
+        }
+        if (closed) {
+            throw new InterruptedException("relay stopping");
+        }
+    }
+
+    /** The completer's loop: each batch in order, coalescing the marks of those that completed meanwhile. */
+    private void complete() {
+        List<InFlight> done = new ArrayList<>();
+        while (!closed || !inFlight.isEmpty()) {
+            try {
+                InFlight first = inFlight.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                done.add(first);
+                inFlight.drainTo(done);
+                finish(done);
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                failure = e;
+                log.warn("completing published batches failed: {}", ErrorText.sanitize(e));
+            } finally {
+                done.clear();
+            }
+        }
+    }
+
+    /**
+     * Waits for each batch's acknowledgements in order. Every batch up to the first with a retriable failure is marked
+     * (one UPDATE for all) and its offsets handed to the engine; from that batch on nothing is, and the pipeline
+     * stops, so the engine resends them after its restart.
+     */
+    private void finish(List<InFlight> batches) throws InterruptedException {
+        List<UUID> acknowledged = new ArrayList<>();
+        List<InFlight> completed = new ArrayList<>(batches.size());
+        Instant now = Instant.now();
+        for (InFlight batch : batches) {
+            if (failure != null) {
+                break;
+            }
+            List<Exception> outcomes = publisher.await(batch.round());
+            List<EventRecord> acked = new ArrayList<>(batch.records().size());
+            List<KafkaPublisher.Rejected> rejected = new ArrayList<>();
+            int retryFrom = KafkaPublisher.split(batch.records(), outcomes, acked, rejected);
+            if (retryFrom >= 0) {
+                failure = outcomes.get(retryFrom);
+                log.warn(
+                        "Kafka did not acknowledge event {} ({}); the stream restarts from its last committed offset",
+                        batch.records().get(retryFrom).envelope().id(),
+                        failure.getClass().getSimpleName());
+                break;
+            }
+            for (KafkaPublisher.Rejected r : rejected) {
                 log.error(
                         "Kafka rejected event {} for good ({}); dead-lettered on its outbox row",
-                        rejected.record().envelope().id(),
-                        rejected.cause().getClass().getSimpleName());
-                outbox.deadLetter(rejected.record().envelope().id(), rejected.cause());
+                        r.record().envelope().id(),
+                        r.cause().getClass().getSimpleName());
+                outbox.deadLetter(r.record().envelope().id(), r.cause());
                 deadLetters.increment();
             }
-            Instant now = Instant.now();
-            List<UUID> ids = new ArrayList<>(outcome.acknowledged().size());
-            for (EventRecord record : outcome.acknowledged()) {
-                ids.add(record.envelope().id());
+            for (EventRecord record : acked) {
+                acknowledged.add(record.envelope().id());
                 Duration d = Duration.between(record.envelope().occurredAt(), now);
                 latency.record(d.isNegative() ? Duration.ZERO : d);
             }
-            outbox.markPublished(ids, null);
+            completed.add(batch);
         }
-        for (ChangeEvent<SourceRecord, SourceRecord> event : events) {
-            committer.markProcessed(event);
+        outbox.markPublished(acknowledged, null);
+        for (InFlight batch : completed) {
+            for (ChangeEvent<SourceRecord, SourceRecord> event : batch.events()) {
+                batch.committer().markProcessed(event);
+            }
         }
-        committer.markBatchFinished();
+        if (!completed.isEmpty()) {
+            completed.get(completed.size() - 1).committer().markBatchFinished();
+        }
+    }
+
+    /**
+     * Stops taking batches, then completes those in flight (their offsets then reach the engine before it stops),
+     * for at most {@code timeout}.
+     */
+    void drain(Duration timeout) {
+        closed = true;
+        try {
+            completer.join(timeout.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        completer.interrupt();
+    }
+
+    /**
+     * Drops the records whose rows are already published or dead-lettered: after a restart the stream resumes from
+     * its last offset, and what the safety net delivered meanwhile must not go out twice. Only records old enough for
+     * the net to have taken them are looked up.
+     */
+    private void withoutAlreadyHandled(List<EventRecord> batch) {
+        Instant horizon = Instant.now().minus(checkOlderThan);
+        List<UUID> old = batch.stream()
+                .filter(r -> r.envelope().occurredAt().isBefore(horizon))
+                .map(r -> r.envelope().id())
+                .toList();
+        if (old.isEmpty()) {
+            return;
+        }
+        Set<UUID> handled = outbox.alreadyHandled(old);
+        if (!handled.isEmpty()) {
+            batch.removeIf(r -> handled.contains(r.envelope().id()));
+            skipped.increment(handled.size());
+            log.info("skipped {} streamed events already published or dead-lettered", handled.size());
+        }
     }
 
     /** A routed record that does not convert (it cannot happen for the outbox's typed columns) is dead-lettered. */

@@ -48,12 +48,34 @@ final class RelayLeadership {
         return null;
     }
 
+    /** The slot's walsender when another backend than this session's holds it (a leader that died). */
+    private static final String END_STALE_WALSENDER = """
+            SELECT count(pg_terminate_backend(active_pid))
+              FROM pg_replication_slots
+             WHERE slot_name = :slot AND active_pid IS NOT NULL AND active_pid <> pg_backend_pid()
+            """;
+
     /** The advisory lock, alive as long as its connection is. */
     static final class Lease implements AutoCloseable {
         private final Connection connection;
 
         private Lease(Connection connection) {
             this.connection = connection;
+        }
+
+        /**
+         * Ends a walsender that still holds the slot. Only the leader calls this, and it leads because the previous
+         * leader's session released the lock: that leader is gone, or has lost its leadership and stops its engine.
+         *
+         * @return how many walsenders were ended (0 or 1)
+         */
+        int endStaleWalsender(String slot) {
+            return JdbcClient.create(new SingleConnectionDataSource(connection, true))
+                    .sql(END_STALE_WALSENDER)
+                    .param("slot", slot)
+                    .query(Long.class)
+                    .single()
+                    .intValue();
         }
 
         boolean isValid() {

@@ -7,8 +7,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 
 import dev.outbox.security.ErrorText;
@@ -125,6 +127,11 @@ public final class Outbox {
                            LIMIT :batchSize)
             """;
 
+    private static final String ALREADY_HANDLED = """
+            SELECT id FROM outbox_messages
+             WHERE id = ANY(CAST(:ids AS uuid[])) AND (published_at IS NOT NULL OR dead_lettered_at IS NOT NULL)
+            """;
+
     private static final String BACKLOG = """
             SELECT count(*) AS pending,
                    COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at)), 0)::bigint AS oldest_seconds,
@@ -187,6 +194,14 @@ public final class Outbox {
                 .param("owner", owner)
                 .query(Boolean.class)
                 .optional();
+    }
+
+    /** The ids among {@code ids} whose rows are published or dead-lettered already. */
+    public Set<UUID> alreadyHandled(Collection<UUID> ids) {
+        return new HashSet<>(jdbc.sql(ALREADY_HANDLED)
+                .param("ids", ids.toArray(UUID[]::new))
+                .query(UUID.class)
+                .list());
     }
 
     /** Parks a row the broker will never accept. The reason is sanitized; the payload never goes into it. */

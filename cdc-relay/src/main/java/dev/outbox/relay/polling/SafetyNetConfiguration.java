@@ -1,11 +1,13 @@
 package dev.outbox.relay.polling;
 
+import dev.outbox.relay.cdc.CdcRelay;
 import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -29,21 +31,26 @@ class SafetyNetConfiguration {
             PublishProperties publish,
             PollingProperties polling,
             SafetyNetProperties settings,
+            ObjectProvider<CdcRelay> cdc,
             MeterRegistry meters) {
         PollingWorker.ClaimPolicy policy = new PollingWorker.ClaimPolicy(
                 settings.batchSize(), polling.lease(), settings.grace(), false, Integer.MAX_VALUE, polling.retries());
         return new SafetyNet(
-                new PollingWorker(policy, outbox, publisher, publish.topicPattern(), "safety-net", meters), settings);
+                new PollingWorker(policy, outbox, publisher, publish.topicPattern(), "safety-net", meters),
+                settings,
+                cdc.getIfAvailable());
     }
 
     static final class SafetyNet implements SchedulingConfigurer {
         private static final Logger log = LoggerFactory.getLogger(SafetyNet.class);
         private final PollingWorker worker;
         private final SafetyNetProperties settings;
+        private final CdcRelay cdc;
 
-        SafetyNet(PollingWorker worker, SafetyNetProperties settings) {
+        SafetyNet(PollingWorker worker, SafetyNetProperties settings, CdcRelay cdc) {
             this.worker = worker;
             this.settings = settings;
+            this.cdc = cdc;
         }
 
         @Override
@@ -60,7 +67,14 @@ class SafetyNetConfiguration {
             }
         }
 
+        /**
+         * Publishes what CDC left behind; stands back while this instance's own stream is catching up after a
+         * (re)start, since the rows that waited meanwhile are the stream's to deliver.
+         */
         void sweep() throws InterruptedException {
+            if (cdc != null && cdc.recovering(settings.grace())) {
+                return;
+            }
             int swept = 0;
             for (int n = worker.runOnce(); n > 0; n = worker.runOnce()) {
                 swept += n;

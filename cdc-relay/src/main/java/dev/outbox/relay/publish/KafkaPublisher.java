@@ -7,9 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import dev.outbox.contract.EventRecord;
 import io.micrometer.core.instrument.Counter;
@@ -29,8 +27,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * The one Kafka producer of the relay: idempotent, acks=all, so a retry never reorders or duplicates within a
- * partition. {@link #publishAll} returns only once every record was acknowledged or rejected for good; while
- * the broker is unreachable it keeps retrying, in order, with capped backoff and jitter.
+ * partition. {@link #send} hands a batch to the producer without waiting; {@link #await} reports each record's
+ * outcome within the delivery timeout. Retrying is the caller's: the CDC relay restarts its stream from the last
+ * committed offset, the polling relay schedules the row again.
  */
 @Component
 public final class KafkaPublisher implements AutoCloseable {
@@ -38,10 +37,8 @@ public final class KafkaPublisher implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(KafkaPublisher.class);
 
     private final KafkaProducer<String, byte[]> producer;
-    private final Duration maxBackoff;
     private final Duration roundTimeout;
     private final Counter published;
-    private final Counter retries;
 
     KafkaPublisher(PublishProperties properties, MeterRegistry meters) {
         long delivery = properties.deliveryTimeout().toMillis();
@@ -61,13 +58,9 @@ public final class KafkaPublisher implements AutoCloseable {
                 Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class),
                 Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class)));
         this.producer = new KafkaProducer<>(config);
-        this.maxBackoff = properties.maxBackoff();
         this.roundTimeout = properties.deliveryTimeout();
         this.published = Counter.builder("outbox_relay_published")
                 .description("events acknowledged by Kafka")
-                .register(meters);
-        this.retries = Counter.builder("outbox_relay_publish_retries")
-                .description("rounds of re-sending after a retriable broker failure")
                 .register(meters);
     }
 
@@ -78,47 +71,13 @@ public final class KafkaPublisher implements AutoCloseable {
     public record Rejected(EventRecord record, Exception cause) {}
 
     /**
-     * Publishes the records in order and waits for every acknowledgement. Retriable failures (broker down,
-     * timeouts) re-send the unacknowledged suffix after a backoff, for as long as {@code keepGoing} holds.
-     *
-     * @throws InterruptedException when {@code keepGoing} turns false or the thread is interrupted first
-     */
-    public Outcome publishAll(List<EventRecord> records, BooleanSupplier keepGoing) throws InterruptedException {
-        List<EventRecord> acknowledged = new ArrayList<>(records.size());
-        List<Rejected> rejected = new ArrayList<>();
-        List<EventRecord> pending = records;
-        int round = 0;
-        while (!pending.isEmpty()) {
-            if (!keepGoing.getAsBoolean() || Thread.currentThread().isInterrupted()) {
-                throw new InterruptedException("relay stopping with " + pending.size() + " unacknowledged records");
-            }
-            List<Exception> outcomes = sendOnce(pending);
-            int firstRetriable = split(pending, outcomes, acknowledged, rejected);
-            if (firstRetriable < 0) {
-                break;
-            }
-            Exception cause = outcomes.get(firstRetriable);
-            pending = pending.subList(firstRetriable, pending.size());
-            retries.increment();
-            Duration pause = backoff(round++);
-            log.warn(
-                    "Kafka did not acknowledge {} records ({}); retrying in {} ms",
-                    pending.size(),
-                    cause.getClass().getSimpleName(),
-                    pause.toMillis());
-            Thread.sleep(pause.toMillis());
-        }
-        return new Outcome(acknowledged, rejected);
-    }
-
-    /**
      * Sorts one round's outcomes, in order, until the first retriable failure: acknowledged records, records the
      * broker refuses for good. Everything from the first retriable failure on is sent again, in order, so a retry
      * never lets a later event of a partition overtake an earlier one.
      *
      * @return the index of the first retriable failure, or -1 when there is none
      */
-    static int split(
+    public static int split(
             List<EventRecord> sent, List<Exception> outcomes, List<EventRecord> acknowledged, List<Rejected> rejected) {
         for (int i = 0; i < outcomes.size(); i++) {
             Exception failure = outcomes.get(i);
@@ -143,6 +102,32 @@ public final class KafkaPublisher implements AutoCloseable {
      * @throws InterruptedException when the thread is interrupted (shutdown); nothing is reported then
      */
     public List<Exception> sendOnce(List<EventRecord> records) throws InterruptedException {
+        return await(send(records));
+    }
+
+    /**
+     * Records handed to the producer, each as its acknowledgement's future or the failure that kept it from being
+     * sent, and the moment past which no acknowledgement is awaited.
+     */
+    public static final class Round {
+        private final List<Object> sent;
+        private final long deadline;
+
+        private Round(List<Object> sent, long deadline) {
+            this.sent = sent;
+            this.deadline = deadline;
+        }
+
+        public int size() {
+            return sent.size();
+        }
+    }
+
+    /**
+     * Hands the records to the producer, in order, without waiting for an acknowledgement: the first half of
+     * {@link #sendOnce}, so that a caller can send the next records while these are acknowledged.
+     */
+    public Round send(List<EventRecord> records) throws InterruptedException {
         long deadline = System.nanoTime() + roundTimeout.toNanos();
         long stopSending = System.nanoTime() + roundTimeout.toNanos() / 2;
         List<Object> sent = new ArrayList<>(records.size());
@@ -167,11 +152,19 @@ public final class KafkaPublisher implements AutoCloseable {
                 }
             }
         }
-        List<Exception> outcomes = new ArrayList<>(records.size());
+        return new Round(sent, deadline);
+    }
+
+    /**
+     * The second half: each record's outcome, {@code null} when Kafka acknowledged it, else the failure; never
+     * waiting past the round's deadline.
+     */
+    public List<Exception> await(Round round) throws InterruptedException {
+        List<Exception> outcomes = new ArrayList<>(round.sent.size());
         int acknowledged = 0;
-        for (Object s : sent) {
+        for (Object s : round.sent) {
             @SuppressWarnings("unchecked")
-            Exception failure = s instanceof Exception e ? e : await((Future<RecordMetadata>) s, deadline);
+            Exception failure = s instanceof Exception e ? e : await((Future<RecordMetadata>) s, round.deadline);
             outcomes.add(failure);
             acknowledged += failure == null ? 1 : 0;
         }
@@ -203,11 +196,6 @@ public final class KafkaPublisher implements AutoCloseable {
                 || e instanceof RecordBatchTooLargeException
                 || e instanceof InvalidRecordException
                 || e instanceof SerializationException;
-    }
-
-    private Duration backoff(int round) {
-        long cap = Math.min(maxBackoff.toMillis(), 200L << Math.min(round, 10));
-        return Duration.ofMillis(cap / 2 + ThreadLocalRandom.current().nextLong(cap / 2 + 1));
     }
 
     @Override

@@ -12,8 +12,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param bootstrapServers Kafka bootstrap servers
  * @param topicPattern     topic per aggregate type; {@code {aggregateType}} is replaced by the row's aggregate_type
- * @param deliveryTimeout  how long the producer retries one send before the relay retries it itself
- * @param maxBackoff       the longest pause between the relay's own retries while the broker is unreachable
+ * @param deliveryTimeout  how long the producer retries one send before the relay gives up on the round (the CDC
+ *                         stream restarts from its last committed offset, a polling row is scheduled again)
  * @param client           Kafka client settings for authentication (security.protocol, sasl.*), applied to the
  *                         producer and to the CDC engine's offset store alike
  */
@@ -22,5 +22,4 @@ public record PublishProperties(
         @DefaultValue("127.0.0.1:9092") String bootstrapServers,
         @DefaultValue(Topics.DEFAULT_PATTERN) String topicPattern,
         @DefaultValue("15s") Duration deliveryTimeout,
-        @DefaultValue("10s") Duration maxBackoff,
         @DefaultValue Map<String, String> client) {}

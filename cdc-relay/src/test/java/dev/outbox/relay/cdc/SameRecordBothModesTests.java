@@ -155,9 +155,10 @@ class SameRecordBothModesTests {
                         java.time.Duration.ofSeconds(10),
                         java.time.Duration.ofSeconds(2),
                         java.time.Duration.ofSeconds(5),
+                        4,
                         Map.of()),
                 new DatabaseProperties("127.0.0.1", 5432, "payments", "relay", "relay"),
-                new PublishProperties("127.0.0.1:9092", PATTERN, null, null, Map.of()));
+                new PublishProperties("127.0.0.1:9092", PATTERN, null, Map.of()));
         Map<String, String> router = new HashMap<>();
         String prefix = "transforms.outbox.";
         all.stringPropertyNames().stream()
