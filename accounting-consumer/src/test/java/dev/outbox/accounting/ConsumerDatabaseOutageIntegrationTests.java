@@ -38,7 +38,9 @@ class ConsumerDatabaseOutageIntegrationTests {
                 TcpCrusher proxy = TcpCrusherBuilder.builder()
                         .withReactor(reactor)
                         .withBindAddress("127.0.0.1", proxyPort)
-                        .withConnectAddress("127.0.0.1", SharedInfra.postgres().port())
+                        .withConnectAddress(
+                                SharedInfra.postgres().host(),
+                                SharedInfra.postgres().port())
                         .buildAndOpen();
                 KafkaProducer<String, String> producer = EventFixtures.producer()) {
             String viaProxy = "jdbc:postgresql://127.0.0.1:" + proxyPort + "/" + database;

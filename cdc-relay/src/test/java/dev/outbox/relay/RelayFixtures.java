@@ -23,7 +23,7 @@ public final class RelayFixtures {
     /** The relay's configuration for one test: its own database, slot, offsets topic and event topic. */
     public static Map<String, String> relayEnv(String database, String kafka, String suffix, int httpPort) {
         Map<String, String> env = new HashMap<>();
-        env.put("RELAY_DB_HOST", "127.0.0.1");
+        env.put("RELAY_DB_HOST", SharedInfra.postgres().host());
         env.put("RELAY_DB_PORT", String.valueOf(SharedInfra.postgres().port()));
         env.put("RELAY_DB_NAME", database);
         env.put("KAFKA_BOOTSTRAP_SERVERS", kafka);

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -29,7 +30,7 @@ import org.apache.kafka.common.utils.Time;
  * stop it for real ({@link ChildProcess}). The log directory survives a restart, so a stopped broker comes back
  * with every acknowledged record.
  */
-public final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements Kafka {
 
     public static final String ADMIN = "admin";
     static final String MECHANISM = "SCRAM-SHA-256";
@@ -67,7 +68,7 @@ public final class KafkaBroker implements AutoCloseable {
         return adminPassword != null;
     }
 
-    /** What a client needs to reach this broker: bootstrap servers and, when secured, the admin's credential. */
+    @Override
     public Map<String, Object> adminClientProperties() {
         Map<String, Object> props = new HashMap<>(clientSecurity(isSecured() ? ADMIN : null, adminPassword));
         props.put("bootstrap.servers", bootstrapServers());
@@ -108,6 +109,7 @@ public final class KafkaBroker implements AutoCloseable {
         return this;
     }
 
+    @Override
     public String bootstrapServers() {
         return "127.0.0.1:" + port;
     }
@@ -147,18 +149,29 @@ public final class KafkaBroker implements AutoCloseable {
             p.put("allow.everyone.if.no.acl.found", "false");
         }
         p.put("log.dirs", logDir.toAbsolutePath().toString());
-        p.put("num.partitions", "3");
-        p.put("offsets.topic.replication.factor", "1");
-        p.put("offsets.topic.num.partitions", "3");
-        p.put("transaction.state.log.replication.factor", "1");
-        p.put("transaction.state.log.min.isr", "1");
-        p.put("share.coordinator.state.topic.replication.factor", "1");
-        p.put("share.coordinator.state.topic.min.isr", "1");
-        p.put("group.initial.rebalance.delay.ms", "0");
-        // secured: topics are provisioned by the admin, as in production; a client cannot create one by asking for it
-        p.put("auto.create.topics.enable", String.valueOf(!isSecured()));
-        p.put("log.flush.interval.messages", "1");
+        p.putAll(brokerSettings(isSecured()));
         return p;
+    }
+
+    /**
+     * The settings of every single-node broker the tests use besides its listeners and security, in this JVM, a
+     * child JVM or a container (which takes them as {@code KAFKA_*} variables), so topics get the same partitions
+     * and groups the same timing on every path.
+     */
+    static Map<String, String> brokerSettings(boolean secured) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("num.partitions", "3");
+        settings.put("offsets.topic.replication.factor", "1");
+        settings.put("offsets.topic.num.partitions", "3");
+        settings.put("transaction.state.log.replication.factor", "1");
+        settings.put("transaction.state.log.min.isr", "1");
+        settings.put("share.coordinator.state.topic.replication.factor", "1");
+        settings.put("share.coordinator.state.topic.min.isr", "1");
+        settings.put("group.initial.rebalance.delay.ms", "0");
+        // secured: topics are provisioned by the admin, as in production; a client cannot create one by asking for it
+        settings.put("auto.create.topics.enable", String.valueOf(!secured));
+        settings.put("log.flush.interval.messages", "1");
+        return settings;
     }
 
     private void format(Properties props) {
@@ -206,7 +219,7 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     /** A broker in its own JVM that a test can SIGKILL and start again on the same port and log directory. */
-    public static final class ChildProcess implements AutoCloseable {
+    public static final class ChildProcess implements Kafka {
         private final int port;
         private final int controllerPort = Ports.free();
         private final Path logDir;
@@ -249,11 +262,12 @@ public final class KafkaBroker implements AutoCloseable {
             }
         }
 
+        @Override
         public String bootstrapServers() {
             return "127.0.0.1:" + port;
         }
 
-        /** As {@link KafkaBroker#adminClientProperties()}. */
+        @Override
         public Map<String, Object> adminClientProperties() {
             Map<String, Object> props =
                     new HashMap<>(clientSecurity(adminPassword == null ? null : ADMIN, adminPassword));

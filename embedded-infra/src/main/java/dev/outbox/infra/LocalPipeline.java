@@ -180,12 +180,22 @@ public final class LocalPipeline {
     }
 
     /** A data directory from a build without passwords (trust, plaintext Kafka) cannot be upgraded in place. */
-    private static void checkLayout(Path home) throws IOException {
+    /**
+     * Refuses a data directory this build cannot run: one from before authentication was required, or a PostgreSQL
+     * cluster of another major version (its files are incompatible; the server would refuse them less clearly).
+     */
+    static void checkLayout(Path home) throws IOException {
         boolean used = Files.exists(home.resolve("postgres")) || Files.exists(home.resolve("kafka"));
         Path layout = home.resolve("layout");
         if (used && (!Files.exists(layout) || !Files.readString(layout).strip().equals(LAYOUT))) {
             throw new IllegalStateException(home + " was created by an older build (PostgreSQL trusting every "
                     + "connection, Kafka without authentication); delete it for a clean slate");
+        }
+        Path cluster = home.resolve("postgres").resolve("PG_VERSION");
+        if (Files.exists(cluster) && !Files.readString(cluster).strip().equals(PostgresServer.MAJOR_VERSION)) {
+            throw new IllegalStateException(home.resolve("postgres") + " holds a PostgreSQL "
+                    + Files.readString(cluster).strip() + " cluster and this build runs PostgreSQL "
+                    + PostgresServer.MAJOR_VERSION + "; delete " + home + " for a clean slate (or pg_upgrade it)");
         }
     }
 

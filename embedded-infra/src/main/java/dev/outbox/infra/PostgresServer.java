@@ -2,15 +2,10 @@ package dev.outbox.infra;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
@@ -20,28 +15,32 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  * scram-sha-256, the superuser's included (zonky's initdb trusts everyone; the pg_hba.conf written here on every
  * start replaces that). Databases isolate users of one server.
  */
-public final class PostgresServer implements AutoCloseable {
+public final class PostgresServer implements Postgres {
 
-    public static final String USER = "postgres";
-    public static final String PASSWORD = "postgres";
+    /**
+     * The major version of the binaries this build runs (the parent pom's postgres-binaries.version): compose's
+     * image, the container path's and a local run's data directory use the same; ServerVersionsIntegrationTests
+     * holds it to a started server and to compose.
+     */
+    public static final String MAJOR_VERSION = "18";
 
     private volatile EmbeddedPostgres postgres;
     private final Path dataDir;
     private final boolean durable;
-    private final java.util.Map<String, String> settings;
+    private final Map<String, String> overrides;
     private final boolean throwAway;
 
     private PostgresServer(
             EmbeddedPostgres postgres,
             Path dataDir,
             boolean durable,
-            java.util.Map<String, String> settings,
+            Map<String, String> overrides,
             boolean throwAway) {
         this.throwAway = throwAway;
         this.postgres = postgres;
         this.dataDir = dataDir;
         this.durable = durable;
-        this.settings = settings;
+        this.overrides = overrides;
     }
 
     /**
@@ -50,23 +49,22 @@ public final class PostgresServer implements AutoCloseable {
      * @param durable     keep fsync on (local run) or trade crash-of-the-OS safety for speed (tests)
      */
     public static PostgresServer start(int port, Path dataDir, boolean durable) {
-        return start(port, dataDir, durable, java.util.Map.of());
+        return start(port, dataDir, durable, Map.of());
     }
 
     /** As {@link #start(int, Path, boolean)}, with server settings overridden (e.g. {@code wal_level=replica}). */
-    public static PostgresServer start(
-            int port, Path dataDir, boolean durable, java.util.Map<String, String> settings) {
+    public static PostgresServer start(int port, Path dataDir, boolean durable, Map<String, String> overrides) {
         try {
             Path dir = dataDir != null ? dataDir : java.nio.file.Files.createTempDirectory("pg-data");
             return new PostgresServer(
-                    builder(port, dir, durable, settings).start(), dir, durable, settings, dataDir == null);
+                    builder(port, dir, durable, overrides).start(), dir, durable, overrides, dataDir == null);
         } catch (IOException e) {
             throw new UncheckedIOException("embedded PostgreSQL did not start", e);
         }
     }
 
     private static EmbeddedPostgres.Builder builder(
-            int port, Path dir, boolean durable, java.util.Map<String, String> settings) {
+            int port, Path dir, boolean durable, Map<String, String> overrides) {
         EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 // passed to initdb: the superuser gets its password, no connection is trusted
                 .setLocaleConfig("auth-host", "scram-sha-256")
@@ -78,22 +76,34 @@ public final class PostgresServer implements AutoCloseable {
                 .setPort(port)
                 .setPGStartupWait(Duration.ofSeconds(60))
                 .setServerConfig("listen_addresses", "127.0.0.1")
-                .setServerConfig("wal_level", "logical")
-                .setServerConfig("max_replication_slots", "20")
-                .setServerConfig("max_wal_senders", "20")
-                .setServerConfig("max_slot_wal_keep_size", "1GB")
-                .setServerConfig("wal_sender_timeout", "30s")
-                .setServerConfig("max_connections", "300")
-                .setServerConfig("shared_buffers", "256MB")
-                .setServerConfig("synchronous_commit", "on")
-                .setServerConfig("password_encryption", "scram-sha-256")
-                .setServerConfig("fsync", durable ? "on" : "off")
-                .setServerConfig("full_page_writes", durable ? "on" : "off")
-                .setServerConfig("log_min_messages", "warning")
                 .setOutputRedirector(ProcessBuilder.Redirect.DISCARD)
                 .setErrorRedirector(ProcessBuilder.Redirect.DISCARD);
-        settings.forEach(builder::setServerConfig);
+        serverSettings(durable).forEach(builder::setServerConfig);
+        overrides.forEach(builder::setServerConfig);
         return builder.setDataDirectory(dir).setCleanDataDirectory(false);
+    }
+
+    /**
+     * The server settings of every PostgreSQL the tests and the local run use, embedded or in a container (the
+     * container path passes them as {@code -c} options), so both paths decode, retain WAL and authenticate alike.
+     *
+     * @param durable keep fsync and full-page writes on (local run) or trade crash-of-the-OS safety for speed (tests)
+     */
+    static Map<String, String> serverSettings(boolean durable) {
+        Map<String, String> settings = new LinkedHashMap<>();
+        settings.put("wal_level", "logical");
+        settings.put("max_replication_slots", "20");
+        settings.put("max_wal_senders", "20");
+        settings.put("max_slot_wal_keep_size", "1GB");
+        settings.put("wal_sender_timeout", "30s");
+        settings.put("max_connections", "300");
+        settings.put("shared_buffers", "256MB");
+        settings.put("synchronous_commit", "on");
+        settings.put("password_encryption", "scram-sha-256");
+        settings.put("fsync", durable ? "on" : "off");
+        settings.put("full_page_writes", durable ? "on" : "off");
+        settings.put("log_min_messages", "warning");
+        return settings;
     }
 
     private static final String PG_HBA = """
@@ -130,87 +140,14 @@ public final class PostgresServer implements AutoCloseable {
         }
     }
 
+    @Override
+    public String host() {
+        return "127.0.0.1";
+    }
+
+    @Override
     public int port() {
         return postgres.getPort();
-    }
-
-    public String jdbcUrl(String database) {
-        return "jdbc:postgresql://127.0.0.1:" + port() + "/" + database;
-    }
-
-    /** Creates the database if it does not exist yet. */
-    public PostgresServer createDatabase(String name) {
-        if (!name.matches("[a-z_][a-z0-9_]{0,62}")) {
-            throw new IllegalArgumentException("not a plain database name: " + name);
-        }
-        try (Connection c = connect("postgres");
-                Statement s = c.createStatement()) {
-            var rs = s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + name + "'");
-            if (!rs.next()) {
-                s.execute("CREATE DATABASE " + name);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not create database " + name, e);
-        }
-        return this;
-    }
-
-    /**
-     * Creates the pipeline's databases and least-privilege roles from the compose stack's own init script
-     * (docker/postgres/init.sql, packaged as {@code local-postgres/init.sql}), once: nothing happens when the
-     * role payments_app exists already.
-     *
-     * @return whether the script ran
-     */
-    public boolean applyInitScript() {
-        try (Connection c = connect("postgres");
-                Statement s = c.createStatement();
-                var rs = s.executeQuery("SELECT 1 FROM pg_roles WHERE rolname = 'payments_app'")) {
-            if (rs.next()) {
-                return false;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("could not read the roles", e);
-        }
-        String script;
-        try (var in = PostgresServer.class.getResourceAsStream("/local-postgres/init.sql")) {
-            if (in == null) {
-                throw new IllegalStateException("local-postgres/init.sql is not on the class path");
-            }
-            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        record Step(String database, String sql) {}
-        String database = "postgres";
-        StringBuilder sql = new StringBuilder();
-        List<Step> steps = new ArrayList<>();
-        for (String line : script.split("\n")) {
-            String trimmed = line.strip();
-            if (trimmed.startsWith("\\connect ")) {
-                database = trimmed.substring("\\connect ".length()).strip();
-            } else if (!trimmed.isEmpty() && !trimmed.startsWith("--")) {
-                sql.append(line).append('\n');
-                if (trimmed.endsWith(";")) {
-                    steps.add(new Step(database, sql.toString()));
-                    sql.setLength(0);
-                }
-            }
-        }
-        for (Step each : steps) {
-            // one statement per round trip: CREATE DATABASE refuses to run inside the implicit transaction of a batch
-            try (Connection c = connect(each.database());
-                    Statement s = c.createStatement()) {
-                s.execute(each.sql());
-            } catch (SQLException e) {
-                throw new IllegalStateException("init.sql failed on database " + each.database(), e);
-            }
-        }
-        return true;
-    }
-
-    public Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection(jdbcUrl(database), USER, PASSWORD);
     }
 
     /**
@@ -232,7 +169,7 @@ public final class PostgresServer implements AutoCloseable {
             int port = port();
             Ports.awaitClosed(port, Duration.ofSeconds(30));
             postgres.close();
-            postgres = builder(port, dataDir, durable, settings).start();
+            postgres = builder(port, dataDir, durable, overrides).start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -5,28 +5,61 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.apache.kafka.common.utils.AppInfoParser;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * One PostgreSQL server and one Kafka broker per JVM, started on first use and shared by every test in that
- * JVM; tests isolate by database and topic, not by restarting servers.
+ * JVM; tests isolate by database and topic, not by restarting servers. They come from containers where a Docker
+ * engine is reachable and from the embedded servers elsewhere ({@link InfraSource}).
  */
 public final class SharedInfra {
 
-    private static PostgresServer postgres;
-    private static KafkaBroker kafka;
+    /** The container path's PostgreSQL: compose's image, the major version of the embedded binaries. */
+    public static final String POSTGRES_IMAGE = "postgres:" + PostgresServer.MAJOR_VERSION;
+
+    private static final Logger log = LoggerFactory.getLogger(SharedInfra.class);
+
+    private static InfraSource source;
+    private static Postgres postgres;
+    private static Kafka kafka;
 
     private SharedInfra() {}
 
-    public static synchronized PostgresServer postgres() {
+    /** The container path's broker: the version of the Kafka jars this build runs in-process. */
+    public static String kafkaImage() {
+        return "apache/kafka:" + AppInfoParser.getVersion();
+    }
+
+    /** Decided once per JVM, and logged, so a test report says which servers it ran on. */
+    private static InfraSource infraSource() {
+        if (source == null) {
+            String requested = System.getProperty(InfraSource.PROPERTY);
+            source = InfraSource.select(requested, InfraSource::dockerReachable);
+            log.info(
+                    "shared PostgreSQL and Kafka of this JVM: {} ({})",
+                    source,
+                    requested != null && !requested.isBlank()
+                            ? "-D" + InfraSource.PROPERTY + "=" + requested
+                            : source == InfraSource.TESTCONTAINERS
+                                    ? "a Docker engine is reachable"
+                                    : "no Docker engine is reachable");
+        }
+        return source;
+    }
+
+    public static synchronized Postgres postgres() {
         if (postgres == null) {
-            postgres = PostgresServer.start(Ports.free(), null, false);
+            postgres = infraSource().startPostgres();
             Runtime.getRuntime().addShutdownHook(new Thread(postgres::close, "pg-shutdown"));
         }
         return postgres;
     }
 
-    public static synchronized KafkaBroker kafka() {
+    public static synchronized Kafka kafka() {
         if (kafka == null) {
-            kafka = new KafkaBroker(Ports.free(), tempDir("kafka")).start();
+            kafka = infraSource().startKafka();
             Runtime.getRuntime().addShutdownHook(new Thread(kafka::close, "kafka-shutdown"));
         }
         return kafka;

@@ -23,7 +23,7 @@ class EmbeddedInfraIntegrationTests {
 
     @Test
     void postgresRunsWithLogicalDecoding() throws Exception {
-        PostgresServer pg = SharedInfra.postgres();
+        Postgres pg = SharedInfra.postgres();
         pg.createDatabase("infra_check");
         try (Connection c = pg.connect("infra_check")) {
             ResultSet rs = c.createStatement().executeQuery("SHOW wal_level");

@@ -48,6 +48,9 @@ class PaymentsApiIntegrationTests {
 
     ApiClient api;
 
+    /** "status type" of the problems the served OpenAPI document names, read once. */
+    java.util.Set<String> documented;
+
     @BeforeEach
     void client() {
         api = new ApiClient("http://127.0.0.1:" + port);
@@ -537,6 +540,7 @@ class PaymentsApiIntegrationTests {
                 .contains("\"type\":\"urn:problem-type:" + type + "\"")
                 .doesNotContainIgnoringCase("exception")
                 .doesNotContain("java.");
+        assertDocumented(status, type);
     }
 
     private void assertProblem(HttpResponse<String> response, int status, String type) {
@@ -548,6 +552,17 @@ class PaymentsApiIntegrationTests {
         assertThat(problem.get("type").asString()).isEqualTo("urn:problem-type:payments:" + type);
         assertThat(problem.get("title").asString()).isNotBlank();
         assertThat(response.body()).doesNotContainIgnoringCase("exception").doesNotContainIgnoringCase("select ");
+        assertDocumented(status, "payments:" + type);
+    }
+
+    /** Every problem a client can get here is one the OpenAPI document names, with the status it came with. */
+    private void assertDocumented(int status, String type) {
+        if (documented == null) {
+            documented = ApiDocs.problems(ApiDocs.served(port));
+        }
+        assertThat(documented)
+                .as("the OpenAPI document names this problem with this status")
+                .contains(status + " " + type);
     }
 
     private HttpResponse<String> send(java.net.http.HttpRequest request) {

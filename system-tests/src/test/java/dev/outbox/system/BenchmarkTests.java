@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.outbox.accounting.AccountingApplication;
 import dev.outbox.accounting.EventFixtures;
 import dev.outbox.infra.Ports;
+import dev.outbox.infra.Postgres;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.payments.PaymentsApplication;
@@ -542,7 +543,7 @@ class BenchmarkTests {
         private final List<Connection> opened = java.util.Collections.synchronizedList(new ArrayList<>());
         private final ThreadLocal<Connection> connection;
 
-        JdbcPayments(PostgresServer server, String database) {
+        JdbcPayments(Postgres server, String database) {
             connection = ThreadLocal.withInitial(() -> {
                 try {
                     Connection c = server.connect(database);
@@ -700,6 +701,7 @@ class BenchmarkTests {
         return new String[] {
             "--server.port=" + Ports.free(),
             "--relay.mode=" + mode,
+            "--relay.db.host=" + SharedInfra.postgres().host(),
             "--relay.db.port=" + SharedInfra.postgres().port(),
             "--relay.db.name=" + database,
             "--relay.kafka.bootstrap-servers=" + kafka,

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.yaml.snakeyaml.Yaml;
@@ -17,9 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Without a Docker engine the stack cannot be started here, so this checks what can be checked: compose.yaml
- * and its polling override parse, every long-running service has a healthcheck (one-shot ones are awaited to
- * completion), every environment variable compose gives a service is one that service's own configuration file
- * reads, and every variable a service reads is documented.
+ * and its polling override parse, every long-running service has a healthcheck and restarts unless stopped (one-shot
+ * ones are awaited to completion), every environment variable compose gives a service is one that service's own
+ * configuration file reads, every variable a service reads is documented, and the Dockerfile ignores no failure.
  */
 class ComposeConfigurationTests {
 
@@ -43,7 +44,9 @@ class ComposeConfigurationTests {
                             "kafka-ui",
                             "payments-api",
                             "cdc-relay",
-                            "accounting-consumer");
+                            "accounting-consumer",
+                            "prometheus",
+                            "grafana");
             services.forEach((name, service) -> {
                 if ("no".equals(service.get("restart"))) {
                     assertThat(dependents(services, name))
@@ -52,6 +55,10 @@ class ComposeConfigurationTests {
                             .allMatch("service_completed_successfully"::equals);
                 } else {
                     assertThat(service).as(name).containsKey("healthcheck");
+                    // the image's ExitOnOutOfMemoryError counts on a restart, and so does any crash at night
+                    assertThat(service.get("restart"))
+                            .as(name + " is restarted unless an operator stopped it")
+                            .isEqualTo("unless-stopped");
                 }
             });
         }
@@ -86,6 +93,13 @@ class ComposeConfigurationTests {
             checked++;
         }
         assertThat(checked).isGreaterThan(5);
+    }
+
+    /** A failing step of the image build fails the build; nothing is papered over with {@code || true}. */
+    @Test
+    void theDockerfileLetsNoCommandFailSilently() throws IOException {
+        String dockerfile = Files.readString(root().resolve("docker/Dockerfile"));
+        assertThat(dockerfile).contains("RUN ").doesNotContainPattern("\\|\\|\\s*(true\\b|:)");
     }
 
     /** How the services that depend on {@code name} wait for it. */

@@ -77,6 +77,7 @@ class LeaseExpiryIntegrationTests {
                     .run(
                             "--server.port=" + Ports.free(),
                             "--relay.mode=polling",
+                            "--relay.db.host=" + SharedInfra.postgres().host(),
                             "--relay.db.port=" + SharedInfra.postgres().port(),
                             "--relay.db.name=" + payments,
                             "--relay.kafka.bootstrap-servers="

@@ -124,6 +124,7 @@ class LeastPrivilegeIntegrationTests {
         try (ConfigurableApplicationContext cdc = RelayApplication.builder()
                         .run(
                                 "--server.port=" + Ports.free(),
+                                "--relay.db.host=" + SharedInfra.postgres().host(),
                                 "--relay.db.port=" + SharedInfra.postgres().port(),
                                 "--relay.db.name=" + payments,
                                 "--relay.db.user=" + relay,

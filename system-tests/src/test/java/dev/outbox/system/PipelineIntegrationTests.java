@@ -51,6 +51,7 @@ class PipelineIntegrationTests {
         try (ConfigurableApplicationContext relay = RelayApplication.builder()
                         .run(
                                 "--server.port=" + Ports.free(),
+                                "--relay.db.host=" + SharedInfra.postgres().host(),
                                 "--relay.db.port=" + SharedInfra.postgres().port(),
                                 "--relay.db.name=" + payments,
                                 "--relay.kafka.bootstrap-servers="

@@ -15,7 +15,10 @@ record Money(BigDecimal amount, Currency currency) {
 
     static final BigDecimal MAX = new BigDecimal("1000000000");
 
-    private static final Pattern DECIMAL = Pattern.compile("(0|[1-9][0-9]{0,9})(?:\\.([0-9]{1,9}))?");
+    /** The one spelling of an amount, as the OpenAPI document states it too. */
+    static final String DECIMAL_SYNTAX = "(0|[1-9][0-9]{0,9})(?:\\.([0-9]{1,9}))?";
+
+    private static final Pattern DECIMAL = Pattern.compile(DECIMAL_SYNTAX);
     private static final Pattern CODE = Pattern.compile("[A-Z]{3}");
 
     /** @param accepted the codes this service takes payments in */

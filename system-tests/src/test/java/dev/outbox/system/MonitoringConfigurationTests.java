@@ -1,0 +1,189 @@
+package dev.outbox.system;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Compose's Prometheus and Grafana as files: every alert expression and every dashboard query parses with
+ * Prometheus's own parser (promtool), Prometheus scrapes each service on the management port compose gives it with a
+ * token the service accepts, Grafana's dashboards use the provisioned data source, and the README's alert table is
+ * the rules file. Whether the metrics exist is MonitoringIntegrationTests' question.
+ */
+class MonitoringConfigurationTests {
+
+    /** Compose service -> its management port variable and the configuration file holding its admin digest. */
+    static final Map<String, String[]> SCRAPED = Map.of(
+            "payments-api",
+            new String[] {"PAYMENTS_MANAGEMENT_PORT", "application.yaml", "PAYMENTS_ADMIN_TOKEN_SHA256"},
+            "cdc-relay",
+            new String[] {"RELAY_HTTP_PORT", "relay.yaml", "RELAY_ADMIN_TOKEN_SHA256"},
+            "accounting-consumer",
+            new String[] {"ACCOUNTING_MANAGEMENT_PORT", "accounting.yaml", "ACCOUNTING_ADMIN_TOKEN_SHA256"});
+
+    @Test
+    void prometheusConfigAndEveryAlertExpressionPassPromtool() throws Exception {
+        Path config = MonitoringFiles.docker().resolve("prometheus/prometheus.yml");
+
+        String out = promtool("check", "config", config.toString());
+
+        assertThat(out)
+                .contains("SUCCESS: 1 rule files found")
+                .contains(MonitoringFiles.alerts().size() + " rules found");
+    }
+
+    @Test
+    void everyDashboardQueryPassesPromtool(@TempDir Path dir) throws Exception {
+        Map<String, String> queries = MonitoringFiles.dashboardQueries();
+        assertThat(queries).isNotEmpty();
+        // promtool parses expressions in rule files only: each query becomes a recording rule of a scratch file
+        StringBuilder rules = new StringBuilder("groups:\n  - name: dashboard-queries\n    rules:\n");
+        int n = 0;
+        for (String expr : queries.values()) {
+            rules.append("      - record: dashboard:query_")
+                    .append(n++)
+                    .append("\n        expr: '")
+                    .append(MonitoringFiles.withoutGrafanaVariables(expr).replace("'", "''"))
+                    .append("'\n");
+        }
+        Path file = Files.writeString(dir.resolve("dashboard-queries.yml"), rules);
+
+        assertThat(promtool("check", "rules", file.toString())).contains("SUCCESS: " + n + " rules found");
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void prometheusScrapesEachServiceOnItsManagementPortWithATokenItAccepts() throws Exception {
+        Map<String, Object> prometheus =
+                MonitoringFiles.yaml(MonitoringFiles.docker().resolve("prometheus/prometheus.yml"));
+        Map<String, Map<String, Object>> services = (Map<String, Map<String, Object>>)
+                MonitoringFiles.yaml(ComposeConfigurationTests.root().resolve("compose.yaml"))
+                        .get("services");
+        Map<String, String> targets = new HashMap<>();
+        for (Map<String, Object> job : (List<Map<String, Object>>) prometheus.get("scrape_configs")) {
+            String name = (String) job.get("job_name");
+            assertThat(job.get("metrics_path")).as(name).isEqualTo("/actuator/prometheus");
+            Map<String, Object> authorization = (Map<String, Object>) job.get("authorization");
+            assertThat(authorization.get("type")).as(name).isEqualTo("Bearer");
+            String[] scraped = SCRAPED.get(name);
+            assertThat(scraped).as("job " + name + " is a compose service").isNotNull();
+            assertThat(serviceConfig(scraped[1]))
+                    .as(name + " accepts the token Prometheus sends: its admin digest defaults to that token's SHA-256")
+                    .contains("${" + scraped[2] + ":" + sha256((String) authorization.get("credentials")) + "}");
+            List<Map<String, Object>> statics = (List<Map<String, Object>>) job.get("static_configs");
+            targets.put(name, ((List<String>) statics.get(0).get("targets")).get(0));
+            assertThat(services.get(name).get("environment")).as(name).isInstanceOf(Map.class);
+            Object port = ((Map<String, Object>) services.get(name).get("environment")).get(scraped[0]);
+            assertThat(targets.get(name))
+                    .as(name + " is scraped on the management port compose gives it")
+                    .isEqualTo(name + ":" + port);
+        }
+        assertThat(targets).containsOnlyKeys(SCRAPED.keySet());
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void grafanaProvisionsThePrometheusOfComposeAndEveryDashboardUsesIt() {
+        Map<String, Object> compose =
+                MonitoringFiles.yaml(ComposeConfigurationTests.root().resolve("compose.yaml"));
+        Map<String, Map<String, Object>> services = (Map<String, Map<String, Object>>) compose.get("services");
+        List<String> grafanaVolumes = (List<String>) services.get("grafana").get("volumes");
+        Path provisioning = MonitoringFiles.docker().resolve("grafana/provisioning");
+        Map<String, Object> datasource = ((List<Map<String, Object>>)
+                        MonitoringFiles.yaml(provisioning.resolve("datasources/prometheus.yml"))
+                                .get("datasources"))
+                .get(0);
+        Map<String, Object> provider = ((List<Map<String, Object>>)
+                        MonitoringFiles.yaml(provisioning.resolve("dashboards/pipeline.yml"))
+                                .get("providers"))
+                .get(0);
+
+        assertThat(datasource.get("url"))
+                .as("compose's prometheus service on its own port")
+                .isEqualTo("http://prometheus:9090");
+        assertThat(services).containsKey("prometheus");
+        assertThat(grafanaVolumes)
+                .contains("./docker/grafana/provisioning:/etc/grafana/provisioning:ro")
+                .contains("./docker/grafana/dashboards:" + ((Map<String, Object>) provider.get("options")).get("path")
+                        + ":ro");
+        assertThat(MonitoringFiles.dashboards()).isNotEmpty();
+        for (Path file : MonitoringFiles.dashboards()) {
+            List<JsonNode> panels = MonitoringFiles.panels(MonitoringFiles.json(file));
+            assertThat(panels).as(file.toString()).isNotEmpty();
+            for (JsonNode panel : panels) {
+                if (panel.path("type").asString().equals("row")) {
+                    continue;
+                }
+                assertThat(panel.path("datasource").path("uid").asString())
+                        .as(file.getFileName() + " / " + panel.path("title").asString())
+                        .isEqualTo(datasource.get("uid"));
+                assertThat(panel.path("targets"))
+                        .as(panel.path("title").asString())
+                        .isNotEmpty();
+            }
+        }
+    }
+
+    @Test
+    void theReadmesAlertTableIsTheRulesFile() throws IOException {
+        Map<String, String> table = new LinkedHashMap<>();
+        Matcher row = Pattern.compile("(?m)^\\| `(\\w+)` \\| `([^`]+)` \\|")
+                .matcher(Files.readString(ComposeConfigurationTests.root().resolve("README.md")));
+        while (row.find()) {
+            table.put(row.group(1), row.group(2));
+        }
+
+        assertThat(table).as("the README's alert table").containsExactlyEntriesOf(MonitoringFiles.alerts());
+    }
+
+    /**
+     * Runs promtool, Prometheus's own checker, from the PATH. A developer's machine may lack it (the test is then
+     * skipped, and says so); CI must have it (Debian: {@code apt-get install prometheus}), so there its absence fails.
+     */
+    static String promtool(String... args) throws Exception {
+        boolean found = java.util.stream.Stream.of(
+                        System.getenv().getOrDefault("PATH", "").split(":"))
+                .anyMatch(dir -> Files.isExecutable(Path.of(dir, "promtool")));
+        if (!found && "true".equals(System.getenv("CI"))) {
+            throw new AssertionError("promtool is not on the PATH; CI must install it (apt-get install prometheus)");
+        }
+        assumeTrue(found, "promtool is not on the PATH (apt-get install prometheus); the expressions were not parsed");
+        List<String> command = new ArrayList<>(List.of("promtool"));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as(out).isZero();
+        return out;
+    }
+
+    private static String serviceConfig(String name) throws IOException {
+        try (var in = MonitoringConfigurationTests.class.getClassLoader().getResourceAsStream(name)) {
+            assertThat(in).as(name).isNotNull();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String sha256(String token) throws Exception {
+        return HexFormat.of()
+                .formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+    }
+}
