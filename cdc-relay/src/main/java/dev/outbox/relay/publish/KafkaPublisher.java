@@ -41,6 +41,19 @@ public final class KafkaPublisher implements AutoCloseable {
     private final Counter published;
 
     KafkaPublisher(PublishProperties properties, MeterRegistry meters) {
+        this.producer = new KafkaProducer<>(producerSettings(properties));
+        this.roundTimeout = properties.deliveryTimeout();
+        this.published = Counter.builder("outbox_relay_published")
+                .description("events acknowledged by Kafka")
+                .register(meters);
+    }
+
+    /**
+     * The relay's producer settings, one source for both relay modes and for anything that must publish exactly as
+     * the relay does (the benchmark's Kafka Connect worker and bare producer): idempotent, acks=all, lz4, 256 KiB
+     * batches after at most 2 ms, timeouts derived from the delivery timeout, and the client's authentication.
+     */
+    public static Map<String, Object> producerSettings(PublishProperties properties) {
         long delivery = properties.deliveryTimeout().toMillis();
         Map<String, Object> config = new HashMap<>(properties.client());
         config.putAll(Map.<String, Object>ofEntries(
@@ -57,11 +70,7 @@ public final class KafkaPublisher implements AutoCloseable {
                 Map.entry(ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.max(100, delivery / 4)),
                 Map.entry(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class),
                 Map.entry(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class)));
-        this.producer = new KafkaProducer<>(config);
-        this.roundTimeout = properties.deliveryTimeout();
-        this.published = Counter.builder("outbox_relay_published")
-                .description("events acknowledged by Kafka")
-                .register(meters);
+        return config;
     }
 
     /** What happened to each record of a batch. */
