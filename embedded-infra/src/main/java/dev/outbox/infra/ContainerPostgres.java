@@ -27,7 +27,7 @@ final class ContainerPostgres implements Postgres {
     /** The container as it will be started; nothing talks to Docker before {@code start()}. */
     static PostgreSQLContainer definition() {
         List<String> command = new ArrayList<>(List.of("postgres"));
-        PostgresServer.serverSettings(false).forEach((name, value) -> {
+        PostgresServer.serverSettings(PostgresServer.durableRequested()).forEach((name, value) -> {
             command.add("-c");
             command.add(name + "=" + value);
         });

@@ -14,7 +14,7 @@ enum InfraSource {
     EMBEDDED {
         @Override
         Postgres startPostgres() {
-            return PostgresServer.start(Ports.free(), null, false);
+            return PostgresServer.start(Ports.free(), null, PostgresServer.durableRequested());
         }
 
         @Override

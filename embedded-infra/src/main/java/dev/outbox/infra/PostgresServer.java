@@ -48,6 +48,15 @@ public final class PostgresServer implements Postgres {
      * @param dataDir     where the cluster lives; {@code null} for a throw-away directory
      * @param durable     keep fsync on (local run) or trade crash-of-the-OS safety for speed (tests)
      */
+    /**
+     * Whether the test infrastructure runs PostgreSQL durable ({@code -Dpostgres.durable=true}): the benchmark and soak
+     * commands measure with fsync, full-page writes and synchronous commits on, as users run it; the test suite trades
+     * crash-of-the-OS safety for speed.
+     */
+    public static boolean durableRequested() {
+        return Boolean.getBoolean("postgres.durable");
+    }
+
     public static PostgresServer start(int port, Path dataDir, boolean durable) {
         return start(port, dataDir, durable, Map.of());
     }

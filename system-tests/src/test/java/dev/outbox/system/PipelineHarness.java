@@ -51,7 +51,7 @@ final class PipelineHarness implements AutoCloseable {
     PipelineHarness(String relayMode) throws Exception {
         this.relayMode = relayMode;
         logs = Files.createDirectories(Path.of("target", "harness-" + Long.toHexString(System.nanoTime())));
-        postgres = PostgresServer.start(Ports.free(), null, false);
+        postgres = PostgresServer.start(Ports.free(), null, PostgresServer.durableRequested());
         postgres.createDatabase("payments").createDatabase("accounting");
         OutboxRows.migrate(postgres.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD);
         kafka = new KafkaBroker.ChildProcess(Ports.free(), logs.resolve("kafka-data")).start();

@@ -24,13 +24,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The CDC relay's delivery, pipelined: the engine's thread converts a batch of the Outbox Event Router's records,
- * hands them to the producer and returns for the next batch at once; a completer thread takes the batches in WAL
- * order, waits for their acknowledgements, marks published_at for everything acknowledged since its last look in
- * one UPDATE, and only then gives the engine the batches' offsets, in order. So the offset never passes an event
- * Kafka did not acknowledge and published_at never precedes its acknowledgement; a crash anywhere in between
- * repeats events with the same ids and never loses one. A failure to deliver stops the pipeline: nothing after it is
- * marked, the next batch fails the engine, and the relay restarts it from the last committed offset.
+ * The CDC relay's delivery, pipelined in three stages on three threads. The engine's thread converts a batch of the
+ * Outbox Event Router's records, hands them to the producer and returns for the next batch at once. A completer thread
+ * takes the batches in WAL order, waits for their acknowledgements and only then gives the engine their offsets, in
+ * order: the offset never passes an event Kafka did not acknowledge. A marker thread sets published_at for everything
+ * acknowledged since its last UPDATE, in one statement, off the streaming path. A crash before the offset moved
+ * repeats events with their ids; a crash after it and before the mark leaves rows unmarked, which the safety net
+ * publishes again (same ids) after its grace: never a loss. A failure to deliver stops the pipeline: nothing after it
+ * is committed, the next batch fails the engine, and the relay restarts it from the last committed offset.
  */
 final class OutboxChangeConsumer
         implements DebeziumEngine.ChangeConsumer<ChangeEvent<SourceRecord, SourceRecord>>, AutoCloseable {
@@ -52,6 +53,7 @@ final class OutboxChangeConsumer
     private final Timer latency;
     private final Counter deadLetters;
     private final Counter skipped;
+    private final Marks marks;
     private volatile Exception failure;
     private volatile boolean closed;
 
@@ -77,6 +79,7 @@ final class OutboxChangeConsumer
         this.skipped = Counter.builder("outbox_cdc_skipped")
                 .description("streamed rows not sent because they were already published or dead-lettered")
                 .register(meters);
+        this.marks = new Marks(outbox);
         this.completer = new Thread(this::complete, "cdc-relay-completer");
         this.completer.setDaemon(true);
         this.completer.start();
@@ -138,13 +141,13 @@ final class OutboxChangeConsumer
     }
 
     /**
-     * Waits for each batch's acknowledgements in order. Every batch up to the first with a retriable failure is marked
-     * (one UPDATE for all) and its offsets handed to the engine; from that batch on nothing is, and the pipeline
-     * stops, so the engine resends them after its restart.
+     * Waits for each batch's acknowledgements in order. Every batch up to the first with a retriable failure gets its
+     * offsets handed to the engine and its acknowledged events queued for marking; from that batch on nothing does,
+     * and the pipeline stops, so the engine resends them after its restart.
      */
     private void finish(List<InFlight> batches) throws InterruptedException {
         List<UUID> acknowledged = new ArrayList<>();
-        List<InFlight> completed = new ArrayList<>(batches.size());
+        InFlight last = null;
         Instant now = Instant.now();
         for (InFlight batch : batches) {
             if (failure != null) {
@@ -175,27 +178,27 @@ final class OutboxChangeConsumer
                 Duration d = Duration.between(record.envelope().occurredAt(), now);
                 latency.record(d.isNegative() ? Duration.ZERO : d);
             }
-            completed.add(batch);
-        }
-        outbox.markPublished(acknowledged, null);
-        for (InFlight batch : completed) {
             for (ChangeEvent<SourceRecord, SourceRecord> event : batch.events()) {
                 batch.committer().markProcessed(event);
             }
+            last = batch;
         }
-        if (!completed.isEmpty()) {
-            completed.get(completed.size() - 1).committer().markBatchFinished();
+        if (last != null) {
+            last.committer().markBatchFinished();
         }
+        marks.add(acknowledged);
     }
 
     /**
-     * Stops taking batches, then completes those in flight (their offsets then reach the engine before it stops),
-     * for at most {@code timeout}.
+     * Stops taking batches, then completes those in flight (their offsets then reach the engine before it stops) and
+     * writes the marks still pending, for at most {@code timeout} in all.
      */
     void drain(Duration timeout) {
         closed = true;
+        long deadline = System.nanoTime() + timeout.toNanos();
         try {
             completer.join(timeout.toMillis());
+            marks.drain(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -205,6 +208,99 @@ final class OutboxChangeConsumer
     public void close() {
         closed = true;
         completer.interrupt();
+        marks.close();
+    }
+
+    /**
+     * published_at, set off the streaming path: the completer queues the ids Kafka acknowledged, the marker thread
+     * writes all that queued up since its last UPDATE in one statement (the more the relay has to do, the more each
+     * statement carries). When the database cannot keep up, at most {@link #MAX_PENDING} ids wait and the completer
+     * waits with them; when it fails, the ids stay queued and the statement is tried again.
+     */
+    private static final class Marks {
+        static final int MAX_PENDING = 100_000;
+        static final int PER_STATEMENT = 20_000;
+
+        private final Outbox outbox;
+        private final Thread marker;
+        private final List<UUID> pending = new ArrayList<>();
+        private volatile boolean closed;
+
+        Marks(Outbox outbox) {
+            this.outbox = outbox;
+            this.marker = new Thread(this::run, "cdc-relay-marker");
+            this.marker.setDaemon(true);
+            this.marker.start();
+        }
+
+        synchronized void add(List<UUID> ids) throws InterruptedException {
+            while (pending.size() >= MAX_PENDING && !closed) {
+                wait(100);
+            }
+            pending.addAll(ids);
+            notifyAll();
+        }
+
+        private synchronized List<UUID> take() throws InterruptedException {
+            while (pending.isEmpty() && !closed) {
+                wait(100);
+            }
+            List<UUID> ids = new ArrayList<>(pending.subList(0, Math.min(PER_STATEMENT, pending.size())));
+            pending.subList(0, ids.size()).clear();
+            notifyAll();
+            return ids;
+        }
+
+        private synchronized void putBack(List<UUID> ids) {
+            pending.addAll(0, ids);
+        }
+
+        private synchronized boolean idle() {
+            return pending.isEmpty();
+        }
+
+        private void run() {
+            while (!closed || !idle()) {
+                List<UUID> ids;
+                try {
+                    ids = take();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (ids.isEmpty()) {
+                    continue;
+                }
+                try {
+                    outbox.markPublished(ids, null);
+                } catch (RuntimeException e) {
+                    putBack(ids);
+                    log.warn("marking {} published events failed, trying again: {}", ids.size(), ErrorText.sanitize(e));
+                    if (!pause(Duration.ofSeconds(1))) {
+                        return;
+                    }
+                }
+            }
+        }
+
+        private static boolean pause(Duration d) {
+            try {
+                Thread.sleep(d.toMillis());
+                return true;
+            } catch (InterruptedException e) {
+                return false;
+            }
+        }
+
+        /** Writes what is pending, for at most {@code timeout}, then stops the marker. */
+        void drain(Duration timeout) throws InterruptedException {
+            closed = true;
+            marker.join(Math.max(1, timeout.toMillis()));
+        }
+
+        void close() {
+            closed = true;
+            marker.interrupt();
+        }
     }
 
     /**

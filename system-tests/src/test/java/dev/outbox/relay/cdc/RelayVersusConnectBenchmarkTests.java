@@ -1,0 +1,725 @@
+package dev.outbox.relay.cdc;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+
+import dev.outbox.contract.EventEnvelope;
+import dev.outbox.contract.EventRecord;
+import dev.outbox.contract.EventTypes;
+import dev.outbox.contract.Topics;
+import dev.outbox.infra.KafkaBroker;
+import dev.outbox.infra.Ports;
+import dev.outbox.infra.Postgres;
+import dev.outbox.infra.PostgresServer;
+import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.relay.OutboxRows;
+import dev.outbox.relay.RelayProcess;
+import dev.outbox.relay.publish.KafkaPublisher;
+import dev.outbox.relay.publish.PublishProperties;
+import io.debezium.connector.postgresql.PostgresConnector;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.AppInfoParser;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The relay against what a user would run instead: Debezium's PostgreSQL connector and Outbox Event Router on a Kafka
+ * Connect worker (standalone, its own JVM, {@code connect-runtime} of the broker's version from Maven Central). Both
+ * get the same connector and router settings (generated here from {@link DebeziumSettings}, the relay's own source),
+ * the same producer settings ({@link KafkaPublisher#producerSettings}), the same JVM flags, the same backlog (80%
+ * PaymentCreated, 20% PaymentRefunded, written through payments-api's OutboxWriter), one durable PostgreSQL (fsync,
+ * full_page_writes and synchronous_commit on) and one broker in its own JVM. For each, per round: the warm drain (a
+ * running contender, after a warm-up backlog of half the size), CPU-seconds per 100,000 events per process (the
+ * contender's JVM, its walsender, the rest of PostgreSQL, the broker) from /proc, peak RSS, and the cold drain (start
+ * to all on the topic). Beside them: pg_recvlogical decoding the same WAL (when installed), and a bare producer.
+ *
+ * <p>{@code ./mvnw -B -Pbenchmark -pl system-tests -am verify -Dtest=RelayVersusConnectBenchmarkTests}
+ * [{@code -Dbench.backlog=100000 -Dbench.rounds=2}]; results in {@code system-tests/target/benchmark/relay-vs-connect.md}.
+ */
+@Tag("benchmark")
+class RelayVersusConnectBenchmarkTests {
+
+    static final int BACKLOG = Integer.getInteger("bench.backlog", 100_000);
+    static final int ROUNDS = Integer.getInteger("bench.rounds", 2);
+    static final String CONNECTOR = "outbox-relay";
+    /** Both contenders' JVMs run with RelayProcess's flags: -Xmx384m -XX:+UseSerialGC -Xshare:auto. */
+    static final List<String> JVM_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-Xshare:auto");
+    /** Extra options for both contenders' JVMs, e.g. a flight recording: {@code -Dbench.jvmOptions=...}. */
+    static final String EXTRA_JVM_OPTIONS = System.getProperty("bench.jvmOptions", "");
+
+    private Path work;
+    private PostgresServer pg;
+    private KafkaBroker.ChildProcess kafka;
+    private long brokerPid;
+    private final List<String> notes = new ArrayList<>();
+
+    /** One contender's figures in one round. */
+    record Run(
+            String contender,
+            int round,
+            double warmEventsPerSecond,
+            Map<String, Double> cpuPer100k,
+            double peakRssMib,
+            double coldSeconds,
+            double coldJvmCpuSeconds) {
+
+        double cpuTotal() {
+            return cpuPer100k.values().stream().mapToDouble(Double::doubleValue).sum();
+        }
+    }
+
+    @Test
+    void relayAgainstKafkaConnect() throws Exception {
+        work = Files.createDirectories(Path.of("target", "contest-" + Long.toHexString(System.nanoTime()))
+                .toAbsolutePath());
+        String connectClasspath = connectClasspath();
+        try (PostgresServer durable = PostgresServer.start(Ports.free(), work.resolve("pg"), true);
+                KafkaBroker.ChildProcess broker =
+                        new KafkaBroker.ChildProcess(Ports.free(), work.resolve("kafka")).start()) {
+            pg = durable;
+            kafka = broker;
+            brokerPid = pidOf(
+                    "dev.outbox.infra.KafkaBroker",
+                    broker.bootstrapServers()
+                            .substring(broker.bootstrapServers().lastIndexOf(':') + 1));
+            notes.add(settingsNote());
+            List<Run> runs = new ArrayList<>();
+            for (int round = 1; round <= ROUNDS; round++) {
+                runs.add(contest("relay", round, this::relay));
+                runs.add(contest("connect", round, suffix -> connect(suffix, connectClasspath)));
+            }
+            double raw = rawDecoding();
+            double[] bare = bareProducer();
+            write(runs, raw, bare);
+            assertThat(runs).allMatch(r -> r.warmEventsPerSecond() > 0 && r.coldSeconds() > 0);
+        }
+    }
+
+    // ---------------------------------------------------------------- one round of one contender
+
+    /** A contender in its own JVM, streaming one database's slot to one topic. */
+    interface Contender {
+        void start();
+
+        long pid();
+
+        /** SIGTERM and wait: both shut down cleanly (offsets flushed), as an operator's restart would. */
+        void stop();
+    }
+
+    private Run contest(String name, int round, Function<Setup, Contender> factory) throws Exception {
+        Setup setup = new Setup(name + round + Long.toHexString(System.nanoTime() & 0xffffff));
+        Contender contender = factory.apply(setup);
+        contender.start();
+        awaitSlotActive(setup);
+        long expected = 0;
+
+        // warm-up: half a backlog, not measured
+        expected += preload(setup.database(), BACKLOG / 2);
+        awaitOnTopic(setup.topic(), expected);
+
+        // warm: the backlog committed while the contender runs, from the commit to the last record on the topic
+        expected += preload(setup.database(), BACKLOG);
+        Map<String, Double> before = cpu(setup, contender.pid());
+        long t0 = System.nanoTime();
+        awaitOnTopic(setup.topic(), expected);
+        double warmSeconds = (System.nanoTime() - t0) / 1e9;
+        Map<String, Double> after = cpu(setup, contender.pid());
+        Map<String, Double> per100k = new LinkedHashMap<>();
+        for (String process : after.keySet()) {
+            per100k.put(process, (after.get(process) - before.getOrDefault(process, 0.0)) * 100_000 / BACKLOG);
+        }
+        double rss = peakRssKib(contender.pid()) / 1024.0;
+
+        // cold: stopped, a backlog written meanwhile, started again: from the start to the last record on the topic
+        contender.stop();
+        expected += preload(setup.database(), BACKLOG);
+        long c0 = System.nanoTime();
+        contender.start();
+        awaitOnTopic(setup.topic(), expected);
+        double coldSeconds = (System.nanoTime() - c0) / 1e9;
+        double coldCpu = processCpuSeconds(contender.pid());
+        contender.stop();
+        dropSlot(setup);
+        Run run = new Run(name, round, BACKLOG / warmSeconds, per100k, rss, coldSeconds, coldCpu);
+        System.out.printf(
+                "CONTEST %s round %d: warm %.0f events/s, CPU-s per 100k %s (total %.2f), peak RSS %.0f MiB, cold %.1f s"
+                        + " (JVM CPU %.1f s)%n",
+                name, round, run.warmEventsPerSecond(), per100k, run.cpuTotal(), rss, coldSeconds, coldCpu);
+        return run;
+    }
+
+    /** One contender's database (migrated by payments-api's Flyway migrations), slot and topic. */
+    final class Setup {
+        final String suffix;
+        final String database;
+
+        Setup(String suffix) {
+            this.suffix = suffix;
+            this.database = "bench_" + suffix;
+            pg.createDatabase(database);
+            OutboxRows.migrate(pg.jdbcUrl(database), Postgres.USER, Postgres.PASSWORD);
+            try (Admin admin = Admin.create(kafka.adminClientProperties())) {
+                admin.createTopics(List.of(new NewTopic(topic(), 3, (short) 1)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        String database() {
+            return database;
+        }
+
+        String slot() {
+            return "slot_" + suffix;
+        }
+
+        String topicPattern() {
+            return "t-" + suffix + "." + Topics.AGGREGATE_TYPE_PLACEHOLDER + ".events";
+        }
+
+        String topic() {
+            return Topics.forAggregate(topicPattern(), EventTypes.PAYMENT);
+        }
+    }
+
+    private Contender relay(Setup setup) {
+        Map<String, String> env = new HashMap<>();
+        env.put("RELAY_DB_HOST", pg.host());
+        env.put("RELAY_DB_PORT", String.valueOf(pg.port()));
+        env.put("RELAY_DB_NAME", setup.database());
+        env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        env.put("RELAY_CDC_SLOT", setup.slot());
+        env.put("RELAY_CDC_OFFSETS_TOPIC", "offsets-" + setup.suffix);
+        env.put("RELAY_TOPIC_PATTERN", setup.topicPattern());
+        env.put("RELAY_HTTP_PORT", String.valueOf(Ports.free()));
+        if (!EXTRA_JVM_OPTIONS.isBlank()) {
+            env.put("JAVA_TOOL_OPTIONS", EXTRA_JVM_OPTIONS.replace("{name}", "relay-" + setup.suffix));
+        }
+        RelayProcess process = new RelayProcess(env, "contest-" + setup.suffix);
+        return new Contender() {
+            @Override
+            public void start() {
+                process.start();
+            }
+
+            @Override
+            public long pid() {
+                return process.pid();
+            }
+
+            @Override
+            public void stop() {
+                terminate(process.pid());
+            }
+        };
+    }
+
+    private Contender connect(Setup setup, String classpath) {
+        Path dir = work.resolve("connect-" + setup.suffix);
+        int restPort = Ports.free();
+        try {
+            Files.createDirectories(dir);
+            store(workerSettings(dir, restPort), dir.resolve("worker.properties"));
+            store(connectorSettings(setup), dir.resolve("connector.properties"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Contender() {
+            private Process process;
+
+            @Override
+            public void start() {
+                List<String> command = new ArrayList<>();
+                command.add(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString());
+                command.addAll(JVM_FLAGS);
+                command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
+                if (!EXTRA_JVM_OPTIONS.isBlank()) {
+                    command.addAll(List.of(EXTRA_JVM_OPTIONS
+                            .replace("{name}", "connect-" + setup.suffix)
+                            .split(" ")));
+                }
+                command.addAll(List.of("-cp", classpath, "org.apache.kafka.connect.cli.ConnectStandalone"));
+                command.add(dir.resolve("worker.properties").toString());
+                command.add(dir.resolve("connector.properties").toString());
+                try {
+                    process = new ProcessBuilder(command)
+                            .redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                                    dir.resolve("connect.log").toFile()))
+                            .start();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                await().atMost(Duration.ofSeconds(120))
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> taskRunning(restPort));
+            }
+
+            @Override
+            public long pid() {
+                return process.pid();
+            }
+
+            @Override
+            public void stop() {
+                terminate(process.pid());
+            }
+        };
+    }
+
+    /** The relay's connector and router settings, minus what the worker owns (offset storage, bootstrap servers). */
+    private Properties connectorSettings(Setup setup) {
+        Properties relay = DebeziumSettings.of(
+                new CdcProperties(
+                        setup.slot(),
+                        "outbox_publication",
+                        "unused",
+                        Duration.ofSeconds(10),
+                        Duration.ofSeconds(2),
+                        Duration.ofSeconds(5),
+                        4,
+                        Map.of()),
+                new DatabaseProperties(pg.host(), pg.port(), setup.database(), Postgres.USER, Postgres.PASSWORD),
+                new PublishProperties(
+                        kafka.bootstrapServers(), setup.topicPattern(), Duration.ofSeconds(15), Map.of()));
+        Properties connector = new Properties();
+        relay.stringPropertyNames().stream()
+                .filter(k -> !k.startsWith("offset.") && !k.equals("bootstrap.servers"))
+                .forEach(k -> connector.setProperty(k, relay.getProperty(k)));
+        connector.setProperty("tasks.max", "1");
+        return connector;
+    }
+
+    /**
+     * A standalone worker: strings for key, value and headers (the relay's record shape), offsets flushed every second
+     * as the relay's engine does, and the relay's producer settings as the worker's producer overrides.
+     */
+    private Properties workerSettings(Path dir, int restPort) {
+        Properties worker = new Properties();
+        worker.setProperty("bootstrap.servers", kafka.bootstrapServers());
+        worker.setProperty("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+        worker.setProperty("value.converter", "org.apache.kafka.connect.storage.StringConverter");
+        worker.setProperty("header.converter", "org.apache.kafka.connect.storage.StringConverter");
+        worker.setProperty(
+                "offset.storage.file.filename", dir.resolve("offsets").toString());
+        worker.setProperty("offset.flush.interval.ms", "1000");
+        worker.setProperty("offset.flush.timeout.ms", "10000");
+        worker.setProperty("listeners", "http://127.0.0.1:" + restPort);
+        relayProducerSettings().forEach((k, v) -> {
+            if (!k.endsWith(".serializer")
+                    && !k.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)
+                    && !k.equals(ProducerConfig.CLIENT_ID_CONFIG)) {
+                worker.setProperty("producer." + k, String.valueOf(v));
+            }
+        });
+        return worker;
+    }
+
+    private Map<String, Object> relayProducerSettings() {
+        return KafkaPublisher.producerSettings(new PublishProperties(
+                kafka.bootstrapServers(), Topics.DEFAULT_PATTERN, Duration.ofSeconds(15), Map.of()));
+    }
+
+    private static boolean taskRunning(int restPort) {
+        try {
+            HttpResponse<String> status = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(
+                                            "http://127.0.0.1:" + restPort + "/connectors/" + CONNECTOR + "/status"))
+                                    .timeout(Duration.ofSeconds(2))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+            return status.statusCode() == 200 && status.body().contains("\"tasks\":[{\"id\":0,\"state\":\"RUNNING\"");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * The worker's class path: connect-runtime of the broker's version and the Debezium connector of the relay's, as
+     * Maven Central has them (resolved by {@code connect-worker/pom.xml}).
+     */
+    private String connectClasspath() throws Exception {
+        String kafkaVersion = AppInfoParser.getVersion();
+        String debeziumVersion = new PostgresConnector().version();
+        Path output = Path.of("target", "connect-worker.classpath").toAbsolutePath();
+        Process maven = new ProcessBuilder(
+                        Path.of("..", "mvnw").toAbsolutePath().toString(),
+                        "-B",
+                        "-q",
+                        "-f",
+                        "connect-worker/pom.xml",
+                        "dependency:build-classpath",
+                        "-Dkafka.version=" + kafkaVersion,
+                        "-Ddebezium.version=" + debeziumVersion,
+                        "-Dmdep.outputFile=" + output)
+                .inheritIO()
+                .start();
+        assertThat(maven.waitFor())
+                .as("resolving the Connect worker's class path")
+                .isZero();
+        notes.add("Kafka Connect " + kafkaVersion + " standalone, Debezium " + debeziumVersion
+                + " PostgreSQL connector and Outbox Event Router, from Maven Central");
+        return Files.readString(output).trim();
+    }
+
+    // ---------------------------------------------------------------- the raw limits
+
+    /** pg_recvlogical (pgoutput, the relay's publication) decoding one backlog's WAL, when it is installed. */
+    private double rawDecoding() throws Exception {
+        Path binary = Stream.of(System.getenv("PATH").split(":"))
+                .map(p -> Path.of(p, "pg_recvlogical"))
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElse(null);
+        if (binary == null) {
+            notes.add("raw decoding not measured: pg_recvlogical is not on the PATH (Debian: postgresql-client)");
+            return Double.NaN;
+        }
+        Setup setup = new Setup("raw" + Long.toHexString(System.nanoTime() & 0xffffff));
+        sql(setup, "SELECT pg_create_logical_replication_slot('" + setup.slot() + "', 'pgoutput')");
+        preload(setup.database(), BACKLOG);
+        String end = sql(setup, "SELECT pg_current_wal_lsn()::text");
+        ProcessBuilder recvlogical = new ProcessBuilder(
+                        binary.toString(),
+                        "-d",
+                        "host=" + pg.host() + " port=" + pg.port() + " dbname=" + setup.database() + " user="
+                                + Postgres.USER,
+                        "--slot",
+                        setup.slot(),
+                        "--start",
+                        "--endpos",
+                        end,
+                        "-o",
+                        "proto_version=1",
+                        "-o",
+                        "publication_names=outbox_publication",
+                        "--no-loop",
+                        "-f",
+                        "/dev/null")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        work.resolve("pg_recvlogical.log").toFile()));
+        recvlogical.environment().put("PGPASSWORD", Postgres.PASSWORD); // never on the command line
+        long t0 = System.nanoTime();
+        Process p = recvlogical.start();
+        assertThat(p.waitFor(10, TimeUnit.MINUTES)).isTrue();
+        double rate = BACKLOG / ((System.nanoTime() - t0) / 1e9);
+        assertThat(p.exitValue())
+                .as("pg_recvlogical, see " + work.resolve("pg_recvlogical.log"))
+                .isZero();
+        dropSlot(setup);
+        return rate;
+    }
+
+    /**
+     * A producer with the relay's settings sending a backlog of the relay's records (same key, value and headers), in
+     * this JVM: the ceiling of any relay on this broker. Also with the other codecs, for the codec choice.
+     *
+     * @return events/s and this JVM's CPU-seconds per 100,000 events, per codec (lz4, none, zstd)
+     */
+    private double[] bareProducer() throws Exception {
+        List<EventRecord> records = new ArrayList<>(BACKLOG);
+        String topic = "bare-" + Long.toHexString(System.nanoTime());
+        try (Admin admin = Admin.create(kafka.adminClientProperties())) {
+            admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        }
+        for (OutboxEvent e : backlog(BACKLOG)) {
+            records.add(new EventRecord(
+                    topic,
+                    e.aggregateId().toString(),
+                    new EventEnvelope(
+                            e.id(),
+                            e.eventType(),
+                            e.schemaVersion(),
+                            e.aggregateVersion(),
+                            e.occurredAt(),
+                            e.traceParent()),
+                    e.payloadJson().getBytes(StandardCharsets.UTF_8)));
+        }
+        double[] result = new double[6];
+        String[] codecs = {"lz4", "none", "zstd"};
+        for (int pass = 0; pass < 2; pass++) { // the first pass warms the JIT
+            for (int c = 0; c < codecs.length; c++) {
+                Map<String, Object> settings = new HashMap<>(relayProducerSettings());
+                settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codecs[c]);
+                try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(settings)) {
+                    double cpu0 = processCpuSeconds(ProcessHandle.current().pid());
+                    long t0 = System.nanoTime();
+                    List<Future<?>> acks = new ArrayList<>(records.size());
+                    for (EventRecord r : records) {
+                        acks.add(producer.send(r.toProducerRecord()));
+                    }
+                    for (Future<?> f : acks) {
+                        f.get();
+                    }
+                    result[2 * c] = BACKLOG / ((System.nanoTime() - t0) / 1e9);
+                    result[2 * c + 1] =
+                            (processCpuSeconds(ProcessHandle.current().pid()) - cpu0) * 100_000 / BACKLOG;
+                }
+            }
+        }
+        return result;
+    }
+
+    // ---------------------------------------------------------------- backlog, topic, slot
+
+    /** 80% PaymentCreated, 20% PaymentRefunded, as payments-api writes them, in one transaction. */
+    private static List<OutboxEvent> backlog(int events) {
+        List<OutboxEvent> backlog = new ArrayList<>(events);
+        int refunded = events / 5;
+        for (int i = 0; i < events - refunded; i++) {
+            UUID payment = UUID.randomUUID();
+            backlog.add(OutboxRows.event(payment, 1, OutboxRows.payload(payment, 1, "10.00")));
+            if (i < refunded) {
+                backlog.add(OutboxRows.event(payment, 2, OutboxRows.payload(payment, 2, "2.50")));
+            }
+        }
+        return backlog;
+    }
+
+    private long preload(String database, int events) {
+        DataSource ds = new DriverManagerDataSource(pg.jdbcUrl(database), Postgres.USER, Postgres.PASSWORD);
+        List<OutboxEvent> backlog = backlog(events);
+        OutboxRows.write(ds, backlog);
+        return backlog.size();
+    }
+
+    private void awaitOnTopic(String topic, long expected) {
+        try (Admin admin = Admin.create(kafka.adminClientProperties())) {
+            List<TopicPartition> partitions =
+                    List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1), new TopicPartition(topic, 2));
+            Map<TopicPartition, OffsetSpec> latest =
+                    partitions.stream().collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()));
+            await().atMost(Duration.ofMinutes(10))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> admin.listOffsets(latest).all().get().values().stream()
+                                    .mapToLong(o -> o.offset())
+                                    .sum()
+                            >= expected);
+        }
+    }
+
+    private void awaitSlotActive(Setup setup) {
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> "true"
+                        .equals(sql(
+                                setup,
+                                "SELECT active::text FROM pg_replication_slots WHERE slot_name = '" + setup.slot()
+                                        + "'")));
+    }
+
+    private void dropSlot(Setup setup) {
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> "false"
+                        .equals(sql(
+                                setup,
+                                "SELECT active::text FROM pg_replication_slots WHERE slot_name = '" + setup.slot()
+                                        + "'")));
+        sql(setup, "SELECT pg_drop_replication_slot('" + setup.slot() + "')::text");
+    }
+
+    private String sql(Setup setup, String query) {
+        try (Connection c = pg.connect(setup.database());
+                PreparedStatement s = c.prepareStatement(query);
+                ResultSet rs = s.executeQuery()) {
+            return rs.next() ? rs.getString(1) : null;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ---------------------------------------------------------------- processes
+
+    /**
+     * CPU-seconds so far of the contender's JVM, its walsender, the rest of PostgreSQL (every other live process of
+     * the server: backends, checkpointer, WAL writer; processes that end within the window are not counted) and the
+     * broker's JVM.
+     */
+    private Map<String, Double> cpu(Setup setup, long contenderPid) throws IOException {
+        long walsender = Long.parseLong(sql(
+                setup, "SELECT active_pid::text FROM pg_replication_slots WHERE slot_name = '" + setup.slot() + "'"));
+        long postmaster = Long.parseLong(Files.readAllLines(work.resolve("pg").resolve("postmaster.pid"))
+                .get(0)
+                .trim());
+        Map<String, Double> cpu = new LinkedHashMap<>();
+        cpu.put("jvm", processCpuSeconds(contenderPid));
+        cpu.put("walsender", processCpuSeconds(walsender));
+        double rest = processCpuSeconds(postmaster);
+        for (ProcessHandle child :
+                ProcessHandle.of(postmaster).orElseThrow().descendants().toList()) {
+            if (child.pid() != walsender) {
+                // keyed per process: one that ended within the window is left out, one that started counts whole
+                cpu.put("pg:" + child.pid(), processCpuSeconds(child.pid()));
+            }
+        }
+        cpu.put("pg:" + postmaster, rest);
+        cpu.put("broker", processCpuSeconds(brokerPid));
+        return cpu;
+    }
+
+    /** user + system CPU of one live process, in seconds, from /proc (0 when it is gone). */
+    static double processCpuSeconds(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private static long peakRssKib(long pid) throws IOException {
+        return Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status")).stream()
+                .filter(l -> l.startsWith("VmHWM:"))
+                .map(l -> l.replaceAll("\\D", ""))
+                .mapToLong(Long::parseLong)
+                .findFirst()
+                .orElse(-1);
+    }
+
+    /** The child process of this JVM running {@code mainClass} with {@code argument}, from /proc/PID/cmdline. */
+    private static long pidOf(String mainClass, String argument) {
+        return ProcessHandle.current()
+                .children()
+                .filter(p -> {
+                    try {
+                        List<String> args =
+                                List.of(Files.readString(Path.of("/proc", String.valueOf(p.pid()), "cmdline"))
+                                        .split("\u0000"));
+                        return args.contains(mainClass) && args.contains(argument);
+                    } catch (IOException e) {
+                        return false;
+                    }
+                })
+                .mapToLong(ProcessHandle::pid)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no process " + mainClass + " " + argument));
+    }
+
+    /** SIGTERM a process this test started, and wait until it is gone. */
+    private static void terminate(long pid) {
+        ProcessHandle.of(pid).ifPresent(p -> {
+            p.destroy();
+            try {
+                p.onExit().get(60, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                p.destroyForcibly();
+            }
+        });
+    }
+
+    private static void store(Properties properties, Path file) throws IOException {
+        try (var out = Files.newBufferedWriter(file)) {
+            properties.store(out, null);
+        }
+    }
+
+    // ---------------------------------------------------------------- report
+
+    private String settingsNote() {
+        return "PostgreSQL " + PostgresServer.MAJOR_VERSION
+                + " durable (fsync, full_page_writes, synchronous_commit on);"
+                + " broker in its own JVM; both contenders " + String.join(" ", JVM_FLAGS) + "; backlog " + BACKLOG
+                + " events (80% PaymentCreated, 20% PaymentRefunded) in one transaction";
+    }
+
+    private void write(List<Run> runs, double raw, double[] bare) throws IOException {
+        StringBuilder md = new StringBuilder();
+        md.append("| | ");
+        runs.forEach(
+                r -> md.append(r.contender()).append(" r").append(r.round()).append(" | "));
+        md.append("relay / Connect (means) |\n|---|");
+        runs.forEach(r -> md.append("---:|"));
+        md.append("---:|\n");
+        row(md, runs, "warm drain (events/s)", Run::warmEventsPerSecond, "%.0f");
+        row(md, runs, "CPU-s per 100k, all processes", Run::cpuTotal, "%.2f");
+        row(md, runs, "CPU-s per 100k, contender JVM", r -> r.cpuPer100k().get("jvm"), "%.2f");
+        row(md, runs, "CPU-s per 100k, walsender", r -> r.cpuPer100k().get("walsender"), "%.2f");
+        row(
+                md,
+                runs,
+                "CPU-s per 100k, rest of PostgreSQL",
+                r -> r.cpuPer100k().entrySet().stream()
+                        .filter(e -> e.getKey().startsWith("pg:"))
+                        .mapToDouble(Map.Entry::getValue)
+                        .sum(),
+                "%.2f");
+        row(md, runs, "CPU-s per 100k, broker", r -> r.cpuPer100k().get("broker"), "%.2f");
+        row(md, runs, "peak RSS of the contender (MiB)", Run::peakRssMib, "%.0f");
+        row(md, runs, "cold: start to all on the topic (s)", Run::coldSeconds, "%.1f");
+        row(md, runs, "cold: contender JVM CPU-s from start to done", Run::coldJvmCpuSeconds, "%.1f");
+        md.append("\n");
+        md.append(
+                String.format("- raw decoding of one backlog's WAL (pg_recvlogical, pgoutput): %.0f events/s%n", raw));
+        md.append(String.format(
+                "- bare producer, relay settings, in the benchmark's JVM: lz4 %.0f events/s (%.2f CPU-s per 100k),"
+                        + " none %.0f (%.2f), zstd %.0f (%.2f)%n",
+                bare[0], bare[1], bare[2], bare[3], bare[4], bare[5]));
+        notes.forEach(n -> md.append("- ").append(n).append('\n'));
+        Path dir = Files.createDirectories(Path.of("target", "benchmark"));
+        Files.writeString(dir.resolve("relay-vs-connect.md"), md.toString());
+        System.out.println(md);
+    }
+
+    private static void row(StringBuilder md, List<Run> runs, String name, Function<Run, Double> f, String format) {
+        md.append("| ").append(name).append(" | ");
+        for (Run r : runs) {
+            md.append(String.format(format, f.apply(r))).append(" | ");
+        }
+        double relay = runs.stream()
+                .filter(r -> r.contender().equals("relay"))
+                .mapToDouble(f::apply)
+                .average()
+                .orElse(Double.NaN);
+        double connect = runs.stream()
+                .filter(r -> r.contender().equals("connect"))
+                .mapToDouble(f::apply)
+                .average()
+                .orElse(Double.NaN);
+        md.append(String.format("%.2f", relay / connect)).append(" |\n");
+    }
+}
