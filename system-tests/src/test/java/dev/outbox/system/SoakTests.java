@@ -35,7 +35,8 @@ class SoakTests {
         int minutes = Integer.getInteger("soak.minutes", 2);
         int killEvery = Integer.getInteger("soak.killEverySeconds", 20);
         String mode = System.getProperty("soak.relayMode", "cdc");
-        Random random = new Random(Long.getLong("soak.seed", System.nanoTime()));
+        long seed = Long.getLong("soak.seed", System.nanoTime());
+        Random random = new Random(seed);
         try (PipelineHarness pipeline = new PipelineHarness(mode)) {
             AtomicBoolean loading = new AtomicBoolean(true);
             AtomicInteger created = new AtomicInteger();
@@ -118,7 +119,7 @@ class SoakTests {
                     .until(() -> pipeline.check(false).holds());
             InvariantChecker.Report report = pipeline.check(true);
             System.out.printf(
-                    "%nSOAK %d min, kill every %d s, relay %s%n  payments created: %d (refunds %d), "
+                    "%nSOAK %d min, kill every %d s, relay %s, seed %d%n  payments created: %d (refunds %d), "
                             + "client retries: %d%n  events on the wire: %d, duplicates on the wire: %d, redeliveries ignored by the "
                             + "inbox: %d%n  lost: %d, "
                             + "duplicated effects: %d%n  drained in %d ms after the load stopped%n  kills and recovery "
@@ -126,6 +127,7 @@ class SoakTests {
                     minutes,
                     killEvery,
                     mode,
+                    seed,
                     created.get(),
                     refunded.get(),
                     clientRetries.get(),
