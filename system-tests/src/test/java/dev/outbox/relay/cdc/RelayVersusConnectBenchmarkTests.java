@@ -144,6 +144,14 @@ class RelayVersusConnectBenchmarkTests {
     private Run contest(String name, int round, Function<Setup, Contender> factory) throws Exception {
         Setup setup = new Setup(name + round + Long.toHexString(System.nanoTime() & 0xffffff));
         Contender contender = factory.apply(setup);
+        try {
+            return measure(name, round, setup, contender);
+        } finally {
+            contender.stop(); // also when a measurement failed: no contender outlives the benchmark
+        }
+    }
+
+    private Run measure(String name, int round, Setup setup, Contender contender) throws Exception {
         contender.start();
         awaitSlotActive(setup);
         long expected = 0;
@@ -246,7 +254,11 @@ class RelayVersusConnectBenchmarkTests {
 
             @Override
             public void stop() {
-                terminate(process.pid());
+                try {
+                    terminate(process.pid());
+                } catch (NullPointerException notStarted) {
+                    // never started: nothing to stop
+                }
             }
         };
     }
@@ -300,7 +312,9 @@ class RelayVersusConnectBenchmarkTests {
 
             @Override
             public void stop() {
-                terminate(process.pid());
+                if (process != null) {
+                    terminate(process.pid());
+                }
             }
         };
     }
