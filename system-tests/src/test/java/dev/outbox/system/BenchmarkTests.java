@@ -445,6 +445,108 @@ class BenchmarkTests {
         row("api: POST /payments over HTTP without the outbox write", without, without / jdbc);
         row("api: POST /payments over HTTP with the outbox write", with, with / jdbc);
         notes.add(String.format("api: with the outbox / without = %.2f", with / without));
+        apiUnderWrk(clients, jdbc);
+    }
+
+    /**
+     * The API as a user's load generator sees it: wrk (outside the API's JVM and outside this one's scheduling), a
+     * fresh Idempotency-Key per request, {@code clients} connections, 20 s after a 5 s warm-up; skipped with a note when
+     * wrk is not installed (Debian: wrk).
+     */
+    private void apiUnderWrk(int clients, double jdbcLimit) throws Exception {
+        Path wrk = java.util.stream.Stream.of(System.getenv("PATH").split(":"))
+                .map(d -> Path.of(d, "wrk"))
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElse(null);
+        if (wrk == null) {
+            notes.add("api under wrk: not measured, wrk is not on the PATH");
+            return;
+        }
+        String database = migratedPayments();
+        Path script = Files.createTempFile("payments", ".lua");
+        Files.writeString(script, """
+                local counter = 0
+                local threads = {}
+                function setup(thread)
+                  table.insert(threads, thread)
+                  thread:set("tid", #threads)
+                end
+                function init(args)
+                  prefix = args[1]
+                end
+                request = function()
+                  counter = counter + 1
+                  local headers = {}
+                  headers["Authorization"] = "Bearer local-key-client-a"
+                  headers["Content-Type"] = "application/json"
+                  headers["Idempotency-Key"] = prefix .. "-" .. tid .. "-" .. counter
+                  return wrk.format("POST", "/payments", headers, '{"amount":"3.00","currency":"EUR"}')
+                end
+                """);
+        List<String> args = List.of(
+                "--server.port=0",
+                "--management.server.port=0",
+                "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
+                "--spring.datasource.username=" + PostgresServer.USER,
+                "--spring.datasource.password=" + PostgresServer.PASSWORD,
+                "--spring.datasource.hikari.maximum-pool-size=" + clients);
+        try (ConfigurableApplicationContext api =
+                new SpringApplicationBuilder(PaymentsApplication.class).run(args.toArray(String[]::new))) {
+            String url = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port") + "/payments";
+            runWrk(wrk, script, url, clients, 5, "warm");
+            String out = runWrk(wrk, script, url, clients, 20, "run" + Long.toHexString(System.nanoTime()));
+            java.util.regex.Matcher rate = java.util.regex.Pattern.compile("Requests/sec:\\s+([\\d.]+)")
+                    .matcher(out);
+            assertThat(rate.find()).as(out).isTrue();
+            assertThat(out).as("every request answered 201").doesNotContain("Non-2xx");
+            double perSecond = Double.parseDouble(rate.group(1));
+            row(
+                    "api: POST /payments driven by wrk, " + clients + " connections (outside the API's JVM)",
+                    perSecond,
+                    perSecond / jdbcLimit);
+            row(
+                    "api under wrk: latency p50 / p99 (ms)",
+                    wrkPercentile(out, "50%"),
+                    Double.NaN,
+                    wrkPercentile(out, "99%"));
+        }
+    }
+
+    private static String runWrk(Path wrk, Path script, String url, int clients, int seconds, String prefix)
+            throws Exception {
+        Process p = new ProcessBuilder(
+                        wrk.toString(),
+                        "-t2",
+                        "-c" + clients,
+                        "-d" + seconds + "s",
+                        "--latency",
+                        "-s",
+                        script.toString(),
+                        url,
+                        "--",
+                        prefix)
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        return out;
+    }
+
+    /** A latency percentile of wrk's --latency distribution, in ms. */
+    private static double wrkPercentile(String out, String percentile) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "\\s" + java.util.regex.Pattern.quote(percentile) + "\\s+([\\d.]+)(us|ms|s)")
+                .matcher(out);
+        if (!m.find()) {
+            return Double.NaN;
+        }
+        double v = Double.parseDouble(m.group(1));
+        return switch (m.group(2)) {
+            case "us" -> v / 1000;
+            case "s" -> v * 1000;
+            default -> v;
+        };
     }
 
     private double apiThroughput(int clients, int requests, boolean withoutOutbox) throws Exception {
