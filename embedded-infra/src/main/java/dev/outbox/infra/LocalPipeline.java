@@ -45,6 +45,10 @@ public final class LocalPipeline {
             TopicTail.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
+        if (args.length > 0 && (args[0].equals("dlt") || args[0].equals("parked"))) {
+            ConsumerAdmin.main(args);
+            return;
+        }
         if (args.length > 0 && args[0].equals("check")) {
             InvariantChecker.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
