@@ -28,7 +28,7 @@ import org.springframework.kafka.support.KafkaHeaders;
  * @param history          its earlier stays in the dead-letter topic, oldest first (one per replay)
  * @param replayed         the replay of this record, if an operator has replayed it
  */
-public record DeadLetter(
+record DeadLetter(
         int partition,
         long offset,
         Instant deadLetteredAt,
@@ -115,7 +115,7 @@ public record DeadLetter(
      * @param after     dead-lettered at or after
      * @param before    dead-lettered before
      */
-    public record Selection(String reason, String eventType, Instant after, Instant before) {
+    record Selection(String reason, String eventType, Instant after, Instant before) {
 
         boolean isEverything() {
             return reason == null && eventType == null && after == null && before == null;
