@@ -1,19 +1,21 @@
 -- Operators' actions on the consumer's dead letters and parked events. Owned by accounting-consumer.
 
--- One row per dead-letter record replayed to the main topic (its position in the dead-letter topic is the key): a
--- second replay of the same record finds the row and publishes nothing. Written in the transaction that waits for
+-- One row per dead-letter record replayed to the main topic, keyed by the record's position in the dead-letter topic
+-- and its timestamp (so a recreated topic, whose offsets start again, is not mistaken for the old one): a second
+-- replay of the same record finds the row and publishes nothing. Written in the transaction that waits for
 -- the broker's acknowledgement, so a failed publish leaves no row. Owner: DeadLetterReplays.
 CREATE TABLE dlt_replays (
     consumer_name    text        NOT NULL,
     dlt_topic        text        NOT NULL,
     dlt_partition    integer     NOT NULL,
     dlt_offset       bigint      NOT NULL,
+    dlt_timestamp    bigint      NOT NULL,
     event_id         uuid,
     target_partition integer,
     target_offset    bigint,
     replayed_by      text        NOT NULL,
     replayed_at      timestamptz NOT NULL,
-    PRIMARY KEY (consumer_name, dlt_topic, dlt_partition, dlt_offset)
+    PRIMARY KEY (consumer_name, dlt_topic, dlt_partition, dlt_offset, dlt_timestamp)
 );
 
 -- The audit of version gaps an operator declared will never fill: which versions of which payment were skipped,

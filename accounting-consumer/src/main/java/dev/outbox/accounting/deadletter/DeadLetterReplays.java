@@ -12,7 +12,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * The one owner of dlt_replays: which dead-letter records an operator has replayed, by whom, and where the replay
- * landed. The primary key (the record's position in the dead-letter topic) decides whether a replay happens, never
+ * landed. The primary key (the record's position in the dead-letter topic, and its timestamp: a recreated topic
+ * starts its offsets again) decides whether a replay happens, never
  * a prior SELECT: of two concurrent replays of one record, the second waits for the first's transaction and then
  * takes nothing.
  */
@@ -20,28 +21,31 @@ import org.springframework.stereotype.Component;
 final class DeadLetterReplays {
 
     private static final String CLAIM = """
-            INSERT INTO dlt_replays (consumer_name, dlt_topic, dlt_partition, dlt_offset, event_id, replayed_by,
-                                     replayed_at)
-            VALUES (:consumer, :topic, :partition, :offset, :eventId, :by, :now)
+            INSERT INTO dlt_replays (consumer_name, dlt_topic, dlt_partition, dlt_offset, dlt_timestamp, event_id,
+                                     replayed_by, replayed_at)
+            VALUES (:consumer, :topic, :partition, :offset, :timestamp, :eventId, :by, :now)
             ON CONFLICT DO NOTHING
             """;
 
     private static final String LANDED = """
             UPDATE dlt_replays SET target_partition = :targetPartition, target_offset = :targetOffset
              WHERE consumer_name = :consumer AND dlt_topic = :topic AND dlt_partition = :partition
-               AND dlt_offset = :offset
+               AND dlt_offset = :offset AND dlt_timestamp = :timestamp
             """;
 
     private static final String FIND = """
-            SELECT r.dlt_partition, r.dlt_offset, r.replayed_by, r.replayed_at, r.target_partition, r.target_offset
+            SELECT r.dlt_partition, r.dlt_offset, r.dlt_timestamp, r.replayed_by, r.replayed_at, r.target_partition,
+                   r.target_offset
               FROM dlt_replays r
-              JOIN unnest(CAST(:partitions AS integer[]), CAST(:offsets AS bigint[])) AS k(dlt_partition, dlt_offset)
+              JOIN unnest(CAST(:partitions AS integer[]), CAST(:offsets AS bigint[]), CAST(:timestamps AS bigint[]))
+                   AS k(dlt_partition, dlt_offset, dlt_timestamp)
                 ON k.dlt_partition = r.dlt_partition AND k.dlt_offset = r.dlt_offset
+               AND k.dlt_timestamp = r.dlt_timestamp
              WHERE r.consumer_name = :consumer AND r.dlt_topic = :topic
             """;
 
-    /** A dead-letter record's position. */
-    record Position(int partition, long offset) {}
+    /** A dead-letter record's identity: its position, and its timestamp (epoch milliseconds). */
+    record Position(int partition, long offset, long timestamp) {}
 
     /** @param targetPartition where the replay landed on the events topic */
     record Replay(String by, Instant at, Integer targetPartition, Long targetOffset) {}
@@ -62,6 +66,8 @@ final class DeadLetterReplays {
                         .param("topic", topic)
                         .param("partition", position.partition())
                         .param("offset", position.offset())
+                        .param("timestamp", position.timestamp())
+                        .param("timestamp", position.timestamp())
                         .param("eventId", eventId)
                         .param("by", by)
                         .param("now", Timestamp.from(Instant.now()))
@@ -76,6 +82,7 @@ final class DeadLetterReplays {
                 .param("topic", topic)
                 .param("partition", position.partition())
                 .param("offset", position.offset())
+                .param("timestamp", position.timestamp())
                 .param("targetPartition", targetPartition)
                 .param("targetOffset", targetOffset)
                 .update();
@@ -94,8 +101,11 @@ final class DeadLetterReplays {
                         "partitions",
                         positions.stream().mapToInt(Position::partition).toArray())
                 .param("offsets", positions.stream().mapToLong(Position::offset).toArray())
+                .param(
+                        "timestamps",
+                        positions.stream().mapToLong(Position::timestamp).toArray())
                 .query((rs, n) -> found.put(
-                        new Position(rs.getInt("dlt_partition"), rs.getLong("dlt_offset")),
+                        new Position(rs.getInt("dlt_partition"), rs.getLong("dlt_offset"), rs.getLong("dlt_timestamp")),
                         new Replay(
                                 rs.getString("replayed_by"),
                                 rs.getTimestamp("replayed_at").toInstant(),

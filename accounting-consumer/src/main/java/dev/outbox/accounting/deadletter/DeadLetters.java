@@ -24,7 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * The runbook's operations on the consumer's dead-letter topic: list and inspect its records, and replay them to
  * the events topic with their original key, value and headers (so the inbox still recognizes the event id) plus
  * one {@link DeadLetterHeaders#HISTORY} header per stay in the dead-letter topic. A replay publishes a dead-letter
- * record at most once: its position is claimed in dlt_replays in the transaction that waits for the broker's
+ * record at most once: its position (and timestamp) is claimed in dlt_replays in the transaction that waits for the broker's
  * acknowledgement, so replaying it again, or replaying a selection twice, publishes nothing more.
  */
 @Service
@@ -152,6 +152,6 @@ final class DeadLetters {
     }
 
     private static DeadLetterReplays.Position position(ConsumerRecord<?, ?> record) {
-        return new DeadLetterReplays.Position(record.partition(), record.offset());
+        return new DeadLetterReplays.Position(record.partition(), record.offset(), record.timestamp());
     }
 }
