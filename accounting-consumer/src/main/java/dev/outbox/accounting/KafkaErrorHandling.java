@@ -3,6 +3,7 @@ package dev.outbox.accounting;
 import java.nio.charset.StandardCharsets;
 
 import dev.outbox.accounting.events.PoisonMessageException;
+import dev.outbox.contract.DeadLetterHeaders;
 import dev.outbox.contract.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,7 +29,6 @@ import org.springframework.util.backoff.FixedBackOff;
 class KafkaErrorHandling {
 
     private static final Logger log = LoggerFactory.getLogger(KafkaErrorHandling.class);
-    static final String REASON_HEADER = "dlt-reason";
 
     @Bean
     DefaultErrorHandler errorHandler(
@@ -39,7 +39,7 @@ class KafkaErrorHandling {
         recoverer.excludeHeader(DeadLetterPublishingRecoverer.HeaderNames.HeadersToAdd.EX_STACKTRACE);
         recoverer.setHeadersFunction((record, e) -> {
             RecordHeaders headers = new RecordHeaders();
-            headers.add(REASON_HEADER, reason(e).getBytes(StandardCharsets.UTF_8));
+            headers.add(DeadLetterHeaders.REASON, reason(e).getBytes(StandardCharsets.UTF_8));
             return headers;
         });
         DefaultErrorHandler handler = new DefaultErrorHandler(

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.outbox.accounting.EventFixtures.Event;
+import dev.outbox.contract.DeadLetterHeaders;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.security.RawHttp;
 import dev.outbox.security.Spellings;
@@ -122,8 +123,8 @@ class AccountingConsumerIntegrationTests {
                         .toList();
         assertThat(dlt).hasSize(4);
         assertThat(dlt).allSatisfy(r -> {
-            String reason = new String(
-                    r.headers().lastHeader(KafkaErrorHandling.REASON_HEADER).value(), StandardCharsets.UTF_8);
+            String reason =
+                    new String(r.headers().lastHeader(DeadLetterHeaders.REASON).value(), StandardCharsets.UTF_8);
             assertThat(reason).startsWith("poison: ").doesNotContain("{not json");
             assertThat(r.headers().lastHeader("kafka_dlt-exception-stacktrace")).isNull();
         });

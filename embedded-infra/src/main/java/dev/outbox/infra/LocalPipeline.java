@@ -30,8 +30,8 @@ public final class LocalPipeline {
     /** The local run's Kafka credentials: the admin's, and the services' principals (as in compose.yaml). */
     static final String KAFKA_ADMIN_PASSWORD = "admin-secret";
 
-    static final Map<String, String> KAFKA_PASSWORDS =
-            Map.of("relay", "relay-secret", "accounting", "accounting-secret", "ui", "ui-secret");
+    static final Map<String, String> KAFKA_PASSWORDS = Map.of(
+            "relay", "relay-secret", "accounting", "accounting-secret", "replay", "replay-secret", "ui", "ui-secret");
     /** Written into a data directory this build created; an older one (trust, plaintext Kafka) is refused. */
     private static final String LAYOUT = "scram-v1";
 
@@ -43,6 +43,10 @@ public final class LocalPipeline {
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("tail")) {
             TopicTail.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && (args[0].equals("dlt") || args[0].equals("parked"))) {
+            ConsumerAdmin.main(args);
             return;
         }
         if (args.length > 0 && args[0].equals("check")) {
@@ -155,7 +159,11 @@ public final class LocalPipeline {
                         "KAFKA_USERNAME",
                         "accounting",
                         "KAFKA_PASSWORD",
-                        KAFKA_PASSWORDS.get("accounting")),
+                        KAFKA_PASSWORDS.get("accounting"),
+                        "ACCOUNTING_REPLAY_KAFKA_USERNAME",
+                        "replay",
+                        "ACCOUNTING_REPLAY_KAFKA_PASSWORD",
+                        KAFKA_PASSWORDS.get("replay")),
                 8082,
                 "/readyz"));
 
@@ -167,10 +175,11 @@ public final class LocalPipeline {
                                        accounting-consumer http://127.0.0.1:9082: /actuator/health is open,
                                        the rest (and the relay's /admin) needs 'Authorization: Bearer local-admin-token'
                   ledger               'Authorization: Bearer local-admin-token' too
+                  consumer's DLT and parked events: java -jar embedded-infra/target/embedded-infra-*-exec.jar dlt list (or parked list)
                   PostgreSQL           127.0.0.1:%d, scram-sha-256 (services: payments_app, relay, accounting_app;
                                        admin: postgres/postgres)
                   Kafka                127.0.0.1:%d, SASL_PLAINTEXT + SCRAM-SHA-256 (admin/admin-secret; services:
-                                       relay, accounting)
+                                       relay, accounting, and replay for the consumer's /admin/dead-letters)
                 try:
                   curl -s -X POST http://127.0.0.1:8080/payments -H 'Authorization: Bearer local-key-client-a' \\
                        -H 'Idempotency-Key: demo-1' -H 'Content-Type: application/json' \\

@@ -55,6 +55,8 @@ class ComposeKafkaProvisioningIntegrationTests {
                             "relay-secret",
                             "ACCOUNTING_PASSWORD",
                             "accounting-secret",
+                            "REPLAY_PASSWORD",
+                            "replay-secret",
                             "UI_PASSWORD",
                             "ui-secret"));
             Process run = script.start();
@@ -73,9 +75,12 @@ class ComposeKafkaProvisioningIntegrationTests {
                 assertThat(admin.listTopics().names().get())
                         .containsAll(KafkaAccess.topics().keySet());
             }
-            for (String[] login :
-                    new String[][] {{"relay", "relay-secret"}, {"accounting", "accounting-secret"}, {"ui", "ui-secret"}
-                    }) {
+            for (String[] login : new String[][] {
+                {"relay", "relay-secret"},
+                {"accounting", "accounting-secret"},
+                {"replay", "replay-secret"},
+                {"ui", "ui-secret"}
+            }) {
                 Map<String, Object> client = new HashMap<>(KafkaBroker.clientSecurity(login[0], login[1]));
                 client.put("bootstrap.servers", kafka.bootstrapServers());
                 try (Admin as = Admin.create(client)) {

@@ -14,6 +14,7 @@ import java.util.UUID;
 import dev.outbox.accounting.AccountingApplication;
 import dev.outbox.accounting.EventFixtures;
 import dev.outbox.accounting.EventFixtures.Event;
+import dev.outbox.contract.EventTypes;
 import dev.outbox.infra.KafkaAccess;
 import dev.outbox.infra.KafkaBroker;
 import dev.outbox.infra.Ports;
@@ -34,6 +35,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -43,17 +46,25 @@ import static org.awaitility.Awaitility.await;
  * The pipeline as the local run deploys it: a broker that authenticates every client (SASL/SCRAM) and authorizes
  * by the ACLs of docker/kafka/acls.txt, the database roles of docker/postgres/init.sql, each service with its own
  * principal. A payment flows end to end; an event forged by any other principal (the consumer's own, Kafka UI's, an
- * unknown user, an unauthenticated client) is refused by the broker and never reaches the ledger.
+ * unknown user, an unauthenticated client) is refused by the broker and never reaches the ledger. The consumer's
+ * replay principal writes the events topic only through the admin endpoints' replay, and nothing else.
  */
 class KafkaAuthorizationIntegrationTests {
 
     static final String ADMIN_PASSWORD = "test-admin-secret";
-    static final Map<String, String> PASSWORDS =
-            Map.of("relay", "test-relay-secret", "accounting", "test-accounting-secret", "ui", "test-ui-secret");
+    static final Map<String, String> PASSWORDS = Map.of(
+            "relay",
+            "test-relay-secret",
+            "accounting",
+            "test-accounting-secret",
+            "replay",
+            "test-replay-secret",
+            "ui",
+            "test-ui-secret");
     static final String TOPIC = "payments.payment.events";
 
     @Test
-    void onlyTheRelaysPrincipalMayWriteTheEventsAndForgedEventsNeverReachTheLedger() throws Exception {
+    void onlyTheRelayAndTheConsumersReplayPrincipalWriteTheEventsAndForgedEventsNeverReachTheLedger() throws Exception {
         try (PostgresServer pg = PostgresServer.start(Ports.free(), null, false);
                 KafkaBroker.ChildProcess kafka = new KafkaBroker.ChildProcess(
                                 Ports.free(),
@@ -92,7 +103,9 @@ class KafkaAuthorizationIntegrationTests {
                                     "--spring.kafka.bootstrap-servers=" + bootstrap,
                                     "--KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT",
                                     "--KAFKA_USERNAME=accounting",
-                                    "--KAFKA_PASSWORD=" + PASSWORDS.get("accounting"))) {
+                                    "--KAFKA_PASSWORD=" + PASSWORDS.get("accounting"),
+                                    "--ACCOUNTING_REPLAY_KAFKA_USERNAME=replay",
+                                    "--ACCOUNTING_REPLAY_KAFKA_PASSWORD=" + PASSWORDS.get("replay"))) {
                 JdbcClient ledger = JdbcClient.create(new DriverManagerDataSource(
                         pg.jdbcUrl("accounting"), PostgresServer.USER, PostgresServer.PASSWORD));
                 String apiUrl = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
@@ -139,6 +152,61 @@ class KafkaAuthorizationIntegrationTests {
                                     org.apache.kafka.common.errors.GroupAuthorizationException.class);
                 }
 
+                assertThatThrownBy(() ->
+                                send(producer(bootstrap, "replay", PASSWORDS.get("replay")), forgery, TOPIC + ".DLT"))
+                        .as("the replay principal may not forge dead letters")
+                        .hasCauseInstanceOf(AuthorizationException.class);
+                assertThatThrownBy(() -> send(
+                                producer(bootstrap, "replay", PASSWORDS.get("replay")),
+                                forgery,
+                                "payments.refund.events"))
+                        .hasCauseInstanceOf(AuthorizationException.class);
+                try (KafkaConsumer<String, String> replayReading = new KafkaConsumer<>(client(
+                        bootstrap,
+                        "replay",
+                        PASSWORDS.get("replay"),
+                        Map.of(
+                                "group.id",
+                                "accounting",
+                                "key.deserializer",
+                                StringDeserializer.class.getName(),
+                                "value.deserializer",
+                                StringDeserializer.class.getName())))) {
+                    replayReading.subscribe(List.of(TOPIC));
+                    assertThatThrownBy(() -> replayReading.poll(Duration.ofSeconds(10)))
+                            .as("the replay principal may not read the events in the consumer's group")
+                            .isInstanceOfAny(
+                                    TopicAuthorizationException.class,
+                                    org.apache.kafka.common.errors.GroupAuthorizationException.class);
+                }
+
+                // a record the consumer cannot apply (written as the relay, as a relay bug would): the admin
+                // endpoints list it and replay it as the replay principal; it fails again and returns with its history
+                int consumerPort = Integer.parseInt(consumer.getEnvironment().getProperty("local.server.port"));
+                Event poison = new Event(
+                        UUID.randomUUID(), UUID.randomUUID(), 1, EventTypes.PAYMENT_CREATED, "{not json", null);
+                send(producer(bootstrap, "relay", PASSWORDS.get("relay")), poison);
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() ->
+                                deadLetters(consumerPort).contains(poison.id().toString()));
+                JsonNode letter = JsonMapper.builder()
+                        .build()
+                        .readTree(deadLetters(consumerPort))
+                        .get(0);
+                assertThat(letter.path("eventId").asText())
+                        .isEqualTo(poison.id().toString());
+                assertThat(letter.path("payload").asText()).startsWith("<redacted");
+                String partition = letter.path("partition").asText();
+                String offset = letter.path("offset").asText();
+                HttpResponse<String> replayed =
+                        admin(consumerPort, "POST", "/admin/dead-letters/" + partition + "/" + offset + "/replay");
+                assertThat(replayed.statusCode()).as(replayed.body()).isEqualTo(200);
+                assertThat(replayed.body()).isEqualTo("{\"replayed\":1,\"alreadyReplayed\":0}");
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> deadLetters(consumerPort).split(poison.id().toString(), -1).length == 3);
+                assertThat(deadLetters(consumerPort))
+                        .contains("\"history\":[\"payments.payment.events.DLT-" + partition + "@" + offset);
+
                 UUID after = pay(apiUrl, "after-forgery");
                 await().atMost(Duration.ofSeconds(60)).until(() -> entries(ledger, after) == 1);
                 assertThat(entries(ledger, forged))
@@ -165,6 +233,22 @@ class KafkaAuthorizationIntegrationTests {
                         HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
         return UUID.fromString(response.body().substring(7, 43));
+    }
+
+    private static String deadLetters(int port) throws Exception {
+        HttpResponse<String> response = admin(port, "GET", "/admin/dead-letters");
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return response.body();
+    }
+
+    private static HttpResponse<String> admin(int port, String method, String path) throws Exception {
+        return HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                                .header("Authorization", "Bearer local-admin-token")
+                                .method(method, HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     private static long entries(JdbcClient ledger, UUID payment) {

@@ -20,7 +20,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * The ledger's tables and their one owner: ledger_entries, payment_positions and parked_events. Writes run inside
- * the caller's transaction, the one that also takes the events' inbox markers.
+ * the caller's transaction, the one that also takes the events' inbox markers (or, for an operator's skip of a
+ * gap, the one that writes its audit row).
  */
 @Component
 final class LedgerRepository {
@@ -93,6 +94,38 @@ final class LedgerRepository {
             DELETE FROM parked_events
              WHERE consumer_name = :consumer AND payment_id = :paymentId AND aggregate_version = :version
             RETURNING event_id, event_type, schema_version, payload::text AS payload, trace_parent, occurred_at
+            """;
+
+    /** The first parked event of a payment, left in place. */
+    private static final String FIRST_PARKED = """
+            SELECT aggregate_version, event_id, event_type, schema_version, payload::text AS payload, trace_parent,
+                   occurred_at
+              FROM parked_events
+             WHERE consumer_name = :consumer AND payment_id = :paymentId
+             ORDER BY aggregate_version
+             LIMIT 1
+            """;
+
+    /** Parked events with their payment's position, the payments whose oldest event waits longest first. */
+    private static final String PARKED = """
+            SELECT pe.payment_id, COALESCE(pos.last_version, 0) AS last_version, pe.aggregate_version, pe.event_id,
+                   pe.event_type, pe.parked_at,
+                   GREATEST(EXTRACT(EPOCH FROM now() - pe.parked_at), 0)::bigint AS age_seconds
+              FROM parked_events pe
+              LEFT JOIN payment_positions pos
+                ON pos.consumer_name = pe.consumer_name AND pos.payment_id = pe.payment_id
+             WHERE pe.consumer_name = :consumer
+               AND (CAST(:paymentId AS uuid) IS NULL OR pe.payment_id = CAST(:paymentId AS uuid))
+             ORDER BY min(pe.parked_at) OVER (PARTITION BY pe.payment_id), pe.payment_id, pe.aggregate_version
+             LIMIT :limit
+            """;
+
+    /** Moves a payment's position to {@code version} without a ledger entry (an operator skips a gap). */
+    private static final String SKIP_TO = """
+            INSERT INTO payment_positions (consumer_name, payment_id, last_version, currency, updated_at)
+            VALUES (:consumer, :paymentId, :version, :currency, :now)
+            ON CONFLICT (consumer_name, payment_id)
+            DO UPDATE SET last_version = EXCLUDED.last_version, updated_at = EXCLUDED.updated_at
             """;
 
     private static final String PARKED_SUMMARY = """
@@ -220,24 +253,69 @@ final class LedgerRepository {
                 .update();
     }
 
+    /** The payment's parked event of the lowest version, as the record it arrived as; call after {@link #lock}. */
+    Optional<EventRecord> firstParked(String consumer, UUID paymentId) {
+        return jdbc.sql(FIRST_PARKED)
+                .param("consumer", consumer)
+                .param("paymentId", paymentId)
+                .query((rs, n) -> parkedRecord(paymentId, rs.getLong("aggregate_version"), rs))
+                .optional();
+    }
+
+    /** Parked events, of one payment or all ({@code paymentId} null), at most {@code limit}. */
+    List<Parked> parked(String consumer, UUID paymentId, int limit) {
+        return jdbc.sql(PARKED)
+                .param("consumer", consumer)
+                .param("paymentId", paymentId)
+                .param("limit", limit)
+                .query((rs, n) -> new Parked(
+                        rs.getObject("payment_id", UUID.class),
+                        rs.getLong("last_version"),
+                        rs.getLong("aggregate_version"),
+                        rs.getObject("event_id", UUID.class),
+                        rs.getString("event_type"),
+                        rs.getTimestamp("parked_at").toInstant(),
+                        rs.getLong("age_seconds")))
+                .list();
+    }
+
+    /**
+     * Sets the payment's position to {@code version}, writing no ledger entry; {@code currency} is used only when
+     * the payment has no position yet. Must run in a transaction holding the payment's lock.
+     */
+    void skipTo(String consumer, UUID paymentId, long version, String currency) {
+        jdbc.sql(SKIP_TO)
+                .param("consumer", consumer)
+                .param("paymentId", paymentId)
+                .param("version", version)
+                .param("currency", currency)
+                .param("now", Timestamp.from(Instant.now()))
+                .update();
+    }
+
     /** Removes and returns the parked event of that version, as the record it arrived as, if one waits. */
     Optional<EventRecord> unpark(String consumer, UUID paymentId, long version) {
         return jdbc.sql(UNPARK)
                 .param("consumer", consumer)
                 .param("paymentId", paymentId)
                 .param("version", version)
-                .query((rs, n) -> new EventRecord(
-                        "",
-                        paymentId.toString(),
-                        new EventEnvelope(
-                                rs.getObject("event_id", UUID.class),
-                                rs.getString("event_type"),
-                                rs.getInt("schema_version"),
-                                version,
-                                rs.getTimestamp("occurred_at").toInstant(),
-                                rs.getString("trace_parent")),
-                        rs.getString("payload").getBytes(StandardCharsets.UTF_8)))
+                .query((rs, n) -> parkedRecord(paymentId, version, rs))
                 .optional();
+    }
+
+    private static EventRecord parkedRecord(UUID paymentId, long version, java.sql.ResultSet rs)
+            throws java.sql.SQLException {
+        return new EventRecord(
+                "",
+                paymentId.toString(),
+                new EventEnvelope(
+                        rs.getObject("event_id", UUID.class),
+                        rs.getString("event_type"),
+                        rs.getInt("schema_version"),
+                        version,
+                        rs.getTimestamp("occurred_at").toInstant(),
+                        rs.getString("trace_parent")),
+                rs.getString("payload").getBytes(StandardCharsets.UTF_8));
     }
 
     List<Entry> entries(String consumer, UUID paymentId) {
@@ -264,6 +342,16 @@ final class LedgerRepository {
     }
 
     record ParkedSummary(long count, long oldestSeconds) {}
+
+    /** A parked event, with its payment's last applied version (0 when none was). */
+    record Parked(
+            UUID paymentId,
+            long lastVersion,
+            long version,
+            UUID eventId,
+            String type,
+            Instant parkedAt,
+            long ageSeconds) {}
 
     /** @param parked whether events of this payment wait in parked_events */
     record Position(long version, String currency, boolean parked) {}

@@ -95,16 +95,29 @@ public final class LedgerService {
             return count(Outcome.PARKED);
         }
         applyInOrder(event, traceId);
-        long next = event.version() + 1;
-        for (var parked = ledger.unpark(consumer, event.paymentId(), next);
+        applyParked(event.paymentId(), event.version() + 1);
+        return count(Outcome.APPLIED);
+    }
+
+    /**
+     * Applies the payment's parked events from version {@code next} on, in order, for as long as they follow each
+     * other. Must run in a transaction holding the payment's lock, right after version {@code next - 1} became the
+     * payment's position.
+     *
+     * @return how many parked events were applied
+     */
+    int applyParked(UUID paymentId, long next) {
+        int applied = 0;
+        for (var parked = ledger.unpark(consumer, paymentId, next);
                 parked.isPresent();
-                parked = ledger.unpark(consumer, event.paymentId(), ++next)) {
+                parked = ledger.unpark(consumer, paymentId, ++next)) {
             PaymentEvent successor = parser.parse(parked.get());
-            log.info("gap filled on payment {}: applying parked version {}", event.paymentId(), next);
+            log.info("gap filled on payment {}: applying parked version {}", paymentId, next);
             applyInOrder(successor, traceId(successor.envelope().traceparent()));
             count(Outcome.APPLIED);
+            applied++;
         }
-        return count(Outcome.APPLIED);
+        return applied;
     }
 
     /**
