@@ -7,8 +7,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
@@ -433,7 +431,7 @@ class BenchmarkTests {
         int clients = Integer.getInteger("bench.clients", 16);
         int requests = Integer.getInteger("bench.requests", 20_000);
         double jdbc = rawJdbc(migratedPayments(), clients, requests);
-        row("api: the same inserts over raw JDBC, " + clients + " connections (raw limit)", jdbc, 1.0);
+        row("api: the same transaction over JDBC, no HTTP, " + clients + " connections (limit)", jdbc, 1.0);
         // a warm-up, then each variant twice, interleaved, so that the JIT's progress does not favour one of them
         apiThroughput(clients, requests / 2, false);
         double without = 0;
@@ -629,7 +627,7 @@ class BenchmarkTests {
         pool.shutdown();
     }
 
-    /** What payments-api does per new payment, as plain JDBC: lock timeout, key claim, payment, outbox, response. */
+    /** What payments-api does per new payment over JDBC, with its own statements, without HTTP. */
     private static double rawJdbc(String database, int clients, int requests) throws Exception {
         String prefix = Long.toHexString(System.nanoTime());
         try (JdbcPayments payments = new JdbcPayments(SharedInfra.postgres(), database)) {
@@ -640,79 +638,31 @@ class BenchmarkTests {
         }
     }
 
-    /** Writes payments as payments-api does, over one connection per calling thread, as a pool would. */
+    /**
+     * Writes payments with payments-api's own service and statements (idempotency claim, payment, outbox row, stored
+     * response, one transaction) over a connection pool: the API without HTTP.
+     */
     private static final class JdbcPayments implements AutoCloseable {
-        private final List<Connection> opened = java.util.Collections.synchronizedList(new ArrayList<>());
-        private final ThreadLocal<Connection> connection;
+        private final com.zaxxer.hikari.HikariDataSource pool;
+        private final dev.outbox.payments.payment.BenchmarkPayments payments;
 
         JdbcPayments(Postgres server, String database) {
-            connection = ThreadLocal.withInitial(() -> {
-                try {
-                    Connection c = server.connect(database);
-                    c.setAutoCommit(false);
-                    opened.add(c);
-                    return c;
-                } catch (java.sql.SQLException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+            config.setJdbcUrl(server.jdbcUrl(database));
+            config.setUsername(Postgres.USER);
+            config.setPassword(Postgres.PASSWORD);
+            config.setMaximumPoolSize(64);
+            this.pool = new com.zaxxer.hikari.HikariDataSource(config);
+            this.payments = new dev.outbox.payments.payment.BenchmarkPayments(pool);
         }
 
         void write(String key) {
-            insertPayment(connection.get(), key);
+            payments.create(key);
         }
 
         @Override
-        public void close() throws java.sql.SQLException {
-            for (Connection c : opened) {
-                c.close();
-            }
-        }
-    }
-
-    private static void insertPayment(Connection c, String key) {
-        UUID id = UUID.randomUUID();
-        Timestamp now = Timestamp.from(Instant.now());
-        try (PreparedStatement timeout = c.prepareStatement("SELECT set_config('lock_timeout', ?, true)");
-                PreparedStatement claim = c.prepareStatement("""
-                        INSERT INTO idempotency_keys (client_id, idempotency_key, request_hash, created_at, expires_at)
-                        VALUES ('client-a', ?, ?, ?, ?) ON CONFLICT (client_id, idempotency_key) DO NOTHING
-                        RETURNING client_id""");
-                PreparedStatement insert = c.prepareStatement("""
-                        INSERT INTO payments (id, client_id, amount, currency, description, refunded_amount, status,
-                                              version, created_at, updated_at)
-                        VALUES (?, 'client-a', 3.00, 'EUR', NULL, 0, 'CREATED', 1, ?, ?)""");
-                PreparedStatement outbox = c.prepareStatement("""
-                        INSERT INTO outbox_messages (id, aggregate_type, aggregate_id, aggregate_version, event_type,
-                                                     schema_version, payload, trace_parent, occurred_at, next_attempt_at)
-                        VALUES (?, 'payment', ?, 1, 'PaymentCreated', 1, CAST(? AS jsonb), NULL, ?, ?)""");
-                PreparedStatement complete = c.prepareStatement("""
-                        UPDATE idempotency_keys SET response_status = 201, response_body = ?, resource_id = ?
-                         WHERE client_id = 'client-a' AND idempotency_key = ?""")) {
-            timeout.setString(1, "5000ms");
-            timeout.executeQuery().close();
-            claim.setString(1, key);
-            claim.setString(2, "0".repeat(64));
-            claim.setTimestamp(3, now);
-            claim.setTimestamp(4, now);
-            claim.executeQuery().close();
-            insert.setObject(1, id);
-            insert.setTimestamp(2, now);
-            insert.setTimestamp(3, now);
-            insert.executeUpdate();
-            outbox.setObject(1, UUID.randomUUID());
-            outbox.setObject(2, id);
-            outbox.setString(3, PAYLOAD.formatted(id));
-            outbox.setTimestamp(4, now);
-            outbox.setTimestamp(5, now);
-            outbox.executeUpdate();
-            complete.setBytes(1, PAYLOAD.formatted(id).getBytes(StandardCharsets.UTF_8));
-            complete.setObject(2, id);
-            complete.setString(3, key);
-            complete.executeUpdate();
-            c.commit();
-        } catch (java.sql.SQLException e) {
-            throw new IllegalStateException(e);
+        public void close() {
+            pool.close();
         }
     }
 
