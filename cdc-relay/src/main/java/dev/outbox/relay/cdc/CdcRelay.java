@@ -58,7 +58,7 @@ public final class CdcRelay implements SmartLifecycle {
     private DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine;
     private OutboxChangeConsumer consumer;
     private Future<?> engineRun;
-    private RelayLeadership.Lease lease;
+    private volatile RelayLeadership.Lease lease;
     private final boolean autoStartup;
     private final Duration safetyNetGrace;
 
@@ -107,6 +107,12 @@ public final class CdcRelay implements SmartLifecycle {
         }
         Instant leading = leadingSince;
         return leading != null && leading.plus(grace.multipliedBy(2)).isAfter(now);
+    }
+
+    /** The server this instance leads on (the primary when the lock was taken), or {@code null}. */
+    String server() {
+        RelayLeadership.Lease l = lease;
+        return l == null ? null : l.server().toString();
     }
 
     String lastError() {
@@ -163,8 +169,9 @@ public final class CdcRelay implements SmartLifecycle {
                     // the slot until PostgreSQL notices, so end it rather than wait for wal_sender_timeout
                     int ended = lease.endStaleWalsender(cdc.slotName());
                     log.info(
-                            "leading slot {}{}; starting the Debezium engine",
+                            "leading slot {} on {}{}; starting the Debezium engine",
                             cdc.slotName(),
+                            lease.server(),
                             ended > 0 ? " (ended the previous leader's walsender)" : "");
                 }
                 if (!lease.isValid()) {
@@ -203,7 +210,8 @@ public final class CdcRelay implements SmartLifecycle {
         consumer = new OutboxChangeConsumer(
                 publisher, outbox, safetyNetGrace.dividedBy(2), Math.max(1, cdc.maxInFlight()), meters);
         engine = DebeziumEngine.create(Connect.class)
-                .using(DebeziumSettings.of(cdc, db, kafka))
+                // the engine takes one host: the primary this instance holds the lock on, found before every start
+                .using(DebeziumSettings.of(cdc, db.on(lease.server()), kafka))
                 .using((success, message, error) -> {
                     streamingSince = null;
                     if (!success && running) {
