@@ -220,7 +220,19 @@ public final class PostgresServer implements Postgres {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        ProcessHandle.of(pid).ifPresent(h -> h.onExit().join());
+        // polled: the postmaster is not this JVM's child (pg_ctl started it), and onExit() polls slowly for those
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the postmaster " + pid + " survived SIGKILL");
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
         Ports.awaitClosed(port(), Duration.ofSeconds(30));
         return killed;
     }

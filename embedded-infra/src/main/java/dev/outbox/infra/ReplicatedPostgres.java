@@ -54,6 +54,15 @@ public final class ReplicatedPostgres implements AutoCloseable {
      * @param synchronousCommit acknowledge commits only once the standby flushed them ({@code synchronous_standby_names})
      */
     public static ReplicatedPostgres start(boolean synchronousCommit) {
+        return start(synchronousCommit, true);
+    }
+
+    /**
+     * As {@link #start(boolean)}; with {@code syncSlots} false the standby does not synchronize slots (a standby
+     * set up without {@code sync_replication_slots}, or one that never caught up with the slot): after a failover
+     * the relay's slot is missing on the promoted standby.
+     */
+    public static ReplicatedPostgres start(boolean synchronousCommit, boolean syncSlots) {
         PostgresServer primary = PostgresServer.start(Ports.free(), null, false);
         Path standbyDir;
         try {
@@ -75,7 +84,7 @@ public final class ReplicatedPostgres implements AutoCloseable {
                                     + " dbname=postgres application_name=" + STANDBY_SLOT + "'",
                             "primary_slot_name = '" + STANDBY_SLOT + "'",
                             "hot_standby_feedback = on",
-                            "sync_replication_slots = on",
+                            "sync_replication_slots = " + (syncSlots ? "on" : "off"),
                             ""),
                     java.nio.file.StandardOpenOption.APPEND);
         } catch (IOException e) {

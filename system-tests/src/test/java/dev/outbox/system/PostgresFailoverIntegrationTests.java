@@ -74,24 +74,36 @@ class PostgresFailoverIntegrationTests {
 
     @Test
     void cdcRelayResumesFromTheSynchronizedSlotAfterFailover() throws Exception {
-        failoverUnderLoad("cdc");
+        failoverUnderLoad("cdc", true);
+    }
+
+    /**
+     * Tagged: a standby that does not synchronize slots, so the promoted standby has no slot. The relay does not
+     * refuse to start (offset.mismatch.strategy=trust_slot): it creates a new slot and streams from there; what was
+     * committed between its last offset and the new slot is published by the safety net after its grace period.
+     */
+    @Test
+    @Tag("failover")
+    void cdcRelayCarriesOnWhenThePromotedStandbyHasNoSlot() throws Exception {
+        failoverUnderLoad("cdc", false);
     }
 
     /** Tagged: the same failover in polling mode, run with {@code -Pfailover} (keeps the default build short). */
     @Test
     @Tag("failover")
     void pollingRelayFollowsThePromotedStandby() throws Exception {
-        failoverUnderLoad("polling");
+        failoverUnderLoad("polling", true);
     }
 
-    private void failoverUnderLoad(String mode) throws Exception {
+    private void failoverUnderLoad(String mode, boolean slotSync) throws Exception {
         String suffix = "fo" + mode + Long.toHexString(System.nanoTime());
+        String label = mode + (slotSync ? "" : ", standby without the slot");
         String topic = "t-" + suffix + ".payment.events";
         String slot = "slot_" + suffix;
         Map<String, Object> kafka = SharedInfra.kafka().adminClientProperties();
         HoldResponse.COMMITTED = new CountDownLatch(1);
         HoldResponse.RELEASE = new CountDownLatch(1);
-        try (ReplicatedPostgres pg = ReplicatedPostgres.start(true)) {
+        try (ReplicatedPostgres pg = ReplicatedPostgres.start(true, slotSync)) {
             pg.createDatabase("payments").createDatabase("accounting");
             OutboxRows.migrate(pg.jdbcUrl("payments"), Postgres.USER, Postgres.PASSWORD);
             try (ConfigurableApplicationContext relay = RelayApplication.builder()
@@ -108,7 +120,8 @@ class PostgresFailoverIntegrationTests {
                                     "--relay.polling.lease=10s",
                                     "--relay.cdc.slot-name=" + slot,
                                     "--relay.cdc.offsets-topic=offsets-" + suffix,
-                                    "--relay.cdc.restart-backoff=1s");
+                                    "--relay.safety-net.grace=" + (slotSync ? "60s" : "10s"),
+                                    "--relay.safety-net.interval=" + (slotSync ? "10s" : "2s"));
                     ConfigurableApplicationContext api = new SpringApplicationBuilder(
                                     PaymentsApplication.class, HoldResponse.class)
                             .run(
@@ -131,6 +144,8 @@ class PostgresFailoverIntegrationTests {
                 int warmUp = 0;
                 if (mode.equals("cdc")) {
                     await().atMost(Duration.ofSeconds(90)).until(() -> slotActive(pg, slot));
+                }
+                if (mode.equals("cdc") && slotSync) {
                     // The standby keeps its copy of a new slot temporary until the primary's slot has moved past the
                     // position the standby reserved for it, i.e. until the relay confirmed changes written after the
                     // copy: a trickle of payments, until the copy is persistent. Only then does a failover keep it.
@@ -142,7 +157,7 @@ class PostgresFailoverIntegrationTests {
                         clients.postUntilCreated(suffix + "-warm-up-" + warmUp++);
                         Thread.sleep(250);
                     }
-                    System.out.println("failover[" + mode + "]: slot synchronized to the standby "
+                    System.out.println("failover[" + label + "]: slot synchronized to the standby "
                             + Duration.between(syncing, Instant.now()).toMillis() + " ms after it was active ("
                             + warmUp + " payments meanwhile)");
                 }
@@ -236,8 +251,8 @@ class PostgresFailoverIntegrationTests {
                     String slotOnNewPrimary = mode.equals("cdc") ? slotState(p, slot) : "n/a";
                     double safetyNet = claimedBySafetyNet(relay);
 
-                    System.out.println("failover[" + mode + "]: " + report);
-                    System.out.println("failover[" + mode + "]: SIGKILL -> postmaster gone "
+                    System.out.println("failover[" + label + "]: " + report);
+                    System.out.println("failover[" + label + "]: SIGKILL -> postmaster gone "
                             + Duration.between(killed, down).toMillis() + " ms, -> standby promoted "
                             + Duration.between(killed, promoted).toMillis() + " ms, -> first record on the wire "
                             + (firstAfterKill == null ? "none" : (firstAfterKill - killed.toEpochMilli()) + " ms")
@@ -245,10 +260,10 @@ class PostgresFailoverIntegrationTests {
                             + (firstNewEvent == null ? "none" : (firstNewEvent - killed.toEpochMilli()) + " ms")
                             + ", -> drained (invariant holds) "
                             + Duration.between(killed, drained).toMillis() + " ms");
-                    System.out.println("failover[" + mode + "]: committed and replicated, answer held: first attempt "
+                    System.out.println("failover[" + label + "]: committed and replicated, answer held: first attempt "
                             + heldAnswer + ", retry " + heldRetry + "; commit in flight (not replicated) at the kill:"
                             + " first attempt " + inFlightAnswer + ", retry " + inFlightRetry);
-                    System.out.println("failover[" + mode + "]: requests failed at the kill and retried with the"
+                    System.out.println("failover[" + label + "]: requests failed at the kill and retried with the"
                             + " same key: " + clients.retriedKeys.size() + " keys (" + clients.retries
                             + " retries); their final answer replayed the stored response: "
                             + clients.replayedAfterFailure.size() + ", created afresh: "
@@ -277,7 +292,12 @@ class PostgresFailoverIntegrationTests {
                     assertThat(firstNewEvent)
                             .as("events written after the failover were published")
                             .isNotNull();
-                    if (mode.equals("cdc")) {
+                    if (mode.equals("cdc") && !slotSync) {
+                        assertThat(slotOnNewPrimary)
+                                .as("the relay created a new failover slot on the promoted standby")
+                                .isEqualTo("active=t failover=true synced=false");
+                    }
+                    if (mode.equals("cdc") && slotSync) {
                         assertThat(safetyNet)
                                 .as("the stream resumed from the synchronized slot; the safety net had nothing to do")
                                 .isZero();

@@ -177,6 +177,8 @@ public final class CdcRelay implements SmartLifecycle {
                 if (!lease.isValid()) {
                     log.warn("lost the leadership connection for slot {}; stopping the engine", cdc.slotName());
                     stopEngine();
+                    // the engine did not fail: the next one, wherever the lock is taken next, starts without a backoff
+                    engineRun = null;
                     releaseLease();
                     role.set(Role.STANDBY);
                     leadingSince = null;
@@ -195,9 +197,11 @@ public final class CdcRelay implements SmartLifecycle {
             } catch (Exception e) {
                 lastError.set(ErrorText.sanitize(e));
                 log.warn("CDC supervisor: {}", ErrorText.sanitize(e));
+                // no lease: no primary reachable (down, or a standby not yet promoted); try again as a standby would
+                Duration pause = lease == null ? cdc.standbyPoll() : cdc.restartBackoff();
                 releaseLease();
                 try {
-                    Thread.sleep(cdc.restartBackoff().toMillis());
+                    Thread.sleep(pause.toMillis());
                 } catch (InterruptedException ie) {
                     return;
                 }
