@@ -116,8 +116,6 @@ class PostgresFailoverIntegrationTests {
                                     "--relay.kafka.bootstrap-servers="
                                             + SharedInfra.kafka().bootstrapServers(),
                                     "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
-                                    "--relay.kafka.delivery-timeout=5s",
-                                    "--relay.polling.lease=10s",
                                     "--relay.cdc.slot-name=" + slot,
                                     "--relay.cdc.offsets-topic=offsets-" + suffix,
                                     "--relay.safety-net.grace=" + (slotSync ? "60s" : "10s"),
