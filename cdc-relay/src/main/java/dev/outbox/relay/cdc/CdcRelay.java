@@ -253,6 +253,9 @@ public final class CdcRelay implements SmartLifecycle {
                 e.close();
             } catch (IOException ex) {
                 log.warn("closing the engine: {}", ErrorText.sanitize(ex));
+            } catch (IllegalStateException ex) {
+                // it stopped by itself first (its database went away, or delivery failed): nothing left to close
+                log.debug("closing the engine: {}", ErrorText.sanitize(ex));
             }
         }
         Future<?> run = engineRun;
