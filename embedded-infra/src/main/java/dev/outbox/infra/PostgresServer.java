@@ -187,6 +187,97 @@ public final class PostgresServer implements Postgres {
         }
     }
 
+    /** The postmaster's process id, from postmaster.pid. */
+    public long postmasterPid() {
+        try {
+            return Long.parseLong(java.nio.file.Files.readAllLines(dataDir.resolve("postmaster.pid"))
+                    .get(0)
+                    .trim());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * SIGKILL to the postmaster, as a dying machine would: no shutdown, no checkpoint, no restart. Its backends and
+     * WAL senders notice their parent's death and exit; this returns once the postmaster is gone and its port closed.
+     * The server stays down ({@link #close()} still cleans up).
+     *
+     * @return when the signal was delivered
+     */
+    public synchronized java.time.Instant killPostmaster() {
+        long pid = postmasterPid();
+        java.time.Instant killed;
+        try {
+            Process kill = new ProcessBuilder("kill", "-KILL", String.valueOf(pid)).start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("could not SIGKILL the postmaster " + pid);
+            }
+            killed = java.time.Instant.now();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        // polled: the postmaster is not this JVM's child (pg_ctl started it), and onExit() polls slowly for those
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the postmaster " + pid + " survived SIGKILL");
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        Ports.awaitClosed(port(), Duration.ofSeconds(30));
+        return killed;
+    }
+
+    /**
+     * A base backup without pg_basebackup (the embedded binaries have none): stops the server cleanly (fast
+     * shutdown, a checkpoint), copies its data directory to {@code target}, and starts it again. A copy of a cleanly
+     * stopped cluster is consistent on its own. Left out, as pg_basebackup leaves them out: the running server's pid
+     * and lock files and its replication slots (a standby must not inherit the primary's slots).
+     */
+    public synchronized void copyStoppedTo(Path target) {
+        int port = port();
+        try {
+            postgres.close();
+            Ports.awaitClosed(port, Duration.ofSeconds(30));
+            java.nio.file.Files.createDirectories(target);
+            try (var files = java.nio.file.Files.walk(dataDir)) {
+                for (Path source : (Iterable<Path>) files::iterator) {
+                    Path relative = dataDir.relativize(source);
+                    String first = relative.getNameCount() == 0
+                            ? ""
+                            : relative.getName(0).toString();
+                    if (first.equals("postmaster.pid")
+                            || first.equals("postmaster.opts")
+                            || first.equals("epg-lock")
+                            || (first.equals("pg_replslot") && relative.getNameCount() > 1)) {
+                        continue;
+                    }
+                    Path copy = target.resolve(relative.toString());
+                    if (java.nio.file.Files.isDirectory(source)) {
+                        java.nio.file.Files.createDirectories(copy);
+                        // PostgreSQL refuses a data directory others may read
+                        java.nio.file.Files.setPosixFilePermissions(
+                                copy, java.nio.file.Files.getPosixFilePermissions(source));
+                    } else {
+                        java.nio.file.Files.copy(source, copy, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                    }
+                }
+            }
+            postgres = builder(port, dataDir, durable, overrides).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     @Override
     public synchronized void close() {
         try {

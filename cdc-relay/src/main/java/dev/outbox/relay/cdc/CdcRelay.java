@@ -58,7 +58,7 @@ public final class CdcRelay implements SmartLifecycle {
     private DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine;
     private OutboxChangeConsumer consumer;
     private Future<?> engineRun;
-    private RelayLeadership.Lease lease;
+    private volatile RelayLeadership.Lease lease;
     private final boolean autoStartup;
     private final Duration safetyNetGrace;
 
@@ -107,6 +107,12 @@ public final class CdcRelay implements SmartLifecycle {
         }
         Instant leading = leadingSince;
         return leading != null && leading.plus(grace.multipliedBy(2)).isAfter(now);
+    }
+
+    /** The server this instance leads on (the primary when the lock was taken), or {@code null}. */
+    String server() {
+        RelayLeadership.Lease l = lease;
+        return l == null ? null : l.server().toString();
     }
 
     String lastError() {
@@ -163,13 +169,16 @@ public final class CdcRelay implements SmartLifecycle {
                     // the slot until PostgreSQL notices, so end it rather than wait for wal_sender_timeout
                     int ended = lease.endStaleWalsender(cdc.slotName());
                     log.info(
-                            "leading slot {}{}; starting the Debezium engine",
+                            "leading slot {} on {}{}; starting the Debezium engine",
                             cdc.slotName(),
+                            lease.server(),
                             ended > 0 ? " (ended the previous leader's walsender)" : "");
                 }
                 if (!lease.isValid()) {
                     log.warn("lost the leadership connection for slot {}; stopping the engine", cdc.slotName());
                     stopEngine();
+                    // the engine did not fail: the next one, wherever the lock is taken next, starts without a backoff
+                    engineRun = null;
                     releaseLease();
                     role.set(Role.STANDBY);
                     leadingSince = null;
@@ -188,9 +197,11 @@ public final class CdcRelay implements SmartLifecycle {
             } catch (Exception e) {
                 lastError.set(ErrorText.sanitize(e));
                 log.warn("CDC supervisor: {}", ErrorText.sanitize(e));
+                // no lease: no primary reachable (down, or a standby not yet promoted); try again as a standby would
+                Duration pause = lease == null ? cdc.standbyPoll() : cdc.restartBackoff();
                 releaseLease();
                 try {
-                    Thread.sleep(cdc.restartBackoff().toMillis());
+                    Thread.sleep(pause.toMillis());
                 } catch (InterruptedException ie) {
                     return;
                 }
@@ -203,7 +214,8 @@ public final class CdcRelay implements SmartLifecycle {
         consumer = new OutboxChangeConsumer(
                 publisher, outbox, safetyNetGrace.dividedBy(2), Math.max(1, cdc.maxInFlight()), meters);
         engine = DebeziumEngine.create(Connect.class)
-                .using(DebeziumSettings.of(cdc, db, kafka))
+                // the engine takes one host: the primary this instance holds the lock on, found before every start
+                .using(DebeziumSettings.of(cdc, db.on(lease.server()), kafka))
                 .using((success, message, error) -> {
                     streamingSince = null;
                     if (!success && running) {
@@ -241,6 +253,9 @@ public final class CdcRelay implements SmartLifecycle {
                 e.close();
             } catch (IOException ex) {
                 log.warn("closing the engine: {}", ErrorText.sanitize(ex));
+            } catch (IllegalStateException ex) {
+                // it stopped by itself first (its database went away, or delivery failed): nothing left to close
+                log.debug("closing the engine: {}", ErrorText.sanitize(ex));
             }
         }
         Future<?> run = engineRun;

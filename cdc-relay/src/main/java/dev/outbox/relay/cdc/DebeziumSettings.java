@@ -32,6 +32,19 @@ final class DebeziumSettings {
         p.setProperty("plugin.name", "pgoutput");
         p.setProperty("slot.name", cdc.slotName());
         p.setProperty("slot.drop.on.stop", "false");
+        // PostgreSQL 17+: a slot the primary synchronizes to standbys running sync_replication_slots, so that a
+        // promoted
+        // standby has it (set at creation only; an older slot is altered by hand, see the README's failover runbook)
+        p.setProperty("slot.failover", "true");
+        // After a failover the synced slot is at or behind the offset: slot sync copies the primary's slot
+        // periodically, and the primary's slot only moves after the offset was stored. Streaming then starts from
+        // the offset (PostgreSQL begins at the later of the two), so nothing acknowledged is sent again. The offset is
+        // valid on the promoted standby because the primary lists the standby's slot in synchronized_standby_slots:
+        // the relay never receives WAL the standby has not flushed. Only when the slot is ahead of the offset (the
+        // standby had no synced slot and the engine created a new one, or the offsets were lost) does the slot win:
+        // the engine streams on from there instead of refusing to start, and the rows committed in between, which no
+        // slot will ever stream again, are published by the safety net after its grace period.
+        p.setProperty("offset.mismatch.strategy", "trust_slot");
         p.setProperty("slot.max.retries", "30");
         p.setProperty("slot.retry.delay.ms", "2000");
         p.setProperty("publication.name", cdc.publication());

@@ -5,12 +5,19 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Properties;
 
+import org.postgresql.core.BaseConnection;
+import org.postgresql.util.HostSpec;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
  * One active relay per slot. The leader holds a session-level PostgreSQL advisory lock on a dedicated
  * connection; when its process dies, PostgreSQL ends the session, frees the lock, and a standby takes over.
+ *
+ * <p>The lock is taken on whichever configured server is the primary ({@link DatabaseProperties#jdbcUrl()}), and
+ * the lease remembers that server: the engine streams from the server the lock is held on. When the primary dies
+ * the lock dies with it; the next attempt finds the promoted standby, where the lock is free (advisory locks are
+ * not replicated), and the engine follows.
  */
 final class RelayLeadership {
 
@@ -38,7 +45,11 @@ final class RelayLeadership {
             Boolean locked =
                     jdbc.sql(TRY_LOCK).param("slot", slot).query(Boolean.class).single();
             if (Boolean.TRUE.equals(locked)) {
-                return new Lease(connection);
+                HostSpec server = connection
+                        .unwrap(BaseConnection.class)
+                        .getQueryExecutor()
+                        .getHostSpec();
+                return new Lease(connection, new DatabaseProperties.Server(server.getHost(), server.getPort()));
             }
         } catch (RuntimeException e) {
             connection.close();
@@ -58,9 +69,16 @@ final class RelayLeadership {
     /** The advisory lock, alive as long as its connection is. */
     static final class Lease implements AutoCloseable {
         private final Connection connection;
+        private final DatabaseProperties.Server server;
 
-        private Lease(Connection connection) {
+        private Lease(Connection connection, DatabaseProperties.Server server) {
             this.connection = connection;
+            this.server = server;
+        }
+
+        /** The server this lock is held on: the primary when it was taken. */
+        DatabaseProperties.Server server() {
+            return server;
         }
 
         /**

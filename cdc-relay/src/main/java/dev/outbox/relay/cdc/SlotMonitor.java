@@ -20,7 +20,7 @@ import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 public final class SlotMonitor implements HealthIndicator, SchedulingConfigurer {
 
     private static final String SLOT = """
-            SELECT active, wal_status,
+            SELECT active, wal_status, failover,
                    pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint AS lag_bytes
               FROM pg_replication_slots
              WHERE slot_name = :slot
@@ -32,6 +32,7 @@ public final class SlotMonitor implements HealthIndicator, SchedulingConfigurer 
     private final java.time.Duration interval;
     private final AtomicLong lagBytes = new AtomicLong(-1);
     private final AtomicLong active = new AtomicLong(0);
+    private final AtomicLong failover = new AtomicLong(0);
     private final AtomicReference<String> walStatus = new AtomicReference<>("missing");
 
     SlotMonitor(JdbcClient jdbc, CdcRelay relay, CdcProperties cdc, java.time.Duration interval, MeterRegistry meters) {
@@ -43,6 +44,9 @@ public final class SlotMonitor implements HealthIndicator, SchedulingConfigurer 
                 .description("WAL retained behind the slot's confirmed flush position")
                 .register(meters);
         Gauge.builder("outbox_cdc_slot_active", active, AtomicLong::get).register(meters);
+        Gauge.builder("outbox_cdc_slot_failover", failover, AtomicLong::get)
+                .description("1 when the slot is a failover slot (synchronized to standbys, PostgreSQL 17+)")
+                .register(meters);
         Gauge.builder("outbox_cdc_leader", relay, r -> r.role() == CdcRelay.Role.LEADER ? 1 : 0)
                 .register(meters);
     }
@@ -58,6 +62,7 @@ public final class SlotMonitor implements HealthIndicator, SchedulingConfigurer 
                 .query((rs, n) -> {
                     active.set(rs.getBoolean("active") ? 1 : 0);
                     walStatus.set(rs.getString("wal_status"));
+                    failover.set(rs.getBoolean("failover") ? 1 : 0);
                     long lag = rs.getLong("lag_bytes");
                     lagBytes.set(rs.wasNull() ? -1 : lag);
                     return true;
@@ -65,6 +70,7 @@ public final class SlotMonitor implements HealthIndicator, SchedulingConfigurer 
                 .optional()
                 .ifPresentOrElse(found -> {}, () -> {
                     active.set(0);
+                    failover.set(0);
                     walStatus.set("missing");
                     lagBytes.set(-1);
                 });
@@ -83,6 +89,10 @@ public final class SlotMonitor implements HealthIndicator, SchedulingConfigurer 
         details.put("streaming", relay.streaming());
         details.put("slot", slotName);
         details.put("slotActive", active.get() == 1);
+        details.put("slotFailover", failover.get() == 1);
+        if (relay.server() != null) {
+            details.put("server", relay.server());
+        }
         details.put("walStatus", walStatus.get());
         details.put("lagBytes", lagBytes.get());
         if (relay.lastError() != null) {

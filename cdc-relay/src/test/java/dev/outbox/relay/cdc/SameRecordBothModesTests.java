@@ -157,7 +157,7 @@ class SameRecordBothModesTests {
                         java.time.Duration.ofSeconds(5),
                         4,
                         Map.of()),
-                new DatabaseProperties("127.0.0.1", 5432, "payments", "relay", "relay"),
+                new DatabaseProperties("127.0.0.1", 5432, "", "payments", "relay", "relay"),
                 new PublishProperties("127.0.0.1:9092", PATTERN, null, Map.of()));
         Map<String, String> router = new HashMap<>();
         String prefix = "transforms.outbox.";

@@ -331,7 +331,7 @@ class RelayVersusConnectBenchmarkTests {
                         Duration.ofSeconds(5),
                         4,
                         Map.of()),
-                new DatabaseProperties(pg.host(), pg.port(), setup.database(), Postgres.USER, Postgres.PASSWORD),
+                new DatabaseProperties(pg.host(), pg.port(), "", setup.database(), Postgres.USER, Postgres.PASSWORD),
                 new PublishProperties(
                         kafka.bootstrapServers(), setup.topicPattern(), Duration.ofSeconds(15), Map.of()));
         Properties connector = new Properties();
