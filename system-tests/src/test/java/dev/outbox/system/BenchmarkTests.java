@@ -355,7 +355,7 @@ class BenchmarkTests {
             }) {
                 row(
                         "peak RSS (MiB), " + c.name().toLowerCase() + ", " + mode + " run, -Xmx384m",
-                        peakRssKib(pipeline.pid(c)) / 1024.0,
+                        ProcessStats.peakRssKib(pipeline.pid(c)) / 1024.0,
                         Double.NaN);
             }
         }
@@ -411,16 +411,6 @@ class BenchmarkTests {
     private static long micros(Timestamp t) {
         Instant i = t.toInstant();
         return i.getEpochSecond() * 1_000_000 + i.getNano() / 1000;
-    }
-
-    /** VmHWM: the most resident memory the process ever had (Linux). */
-    private static long peakRssKib(long pid) throws Exception {
-        return Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status")).stream()
-                .filter(l -> l.startsWith("VmHWM:"))
-                .map(l -> l.replaceAll("\\D", ""))
-                .mapToLong(Long::parseLong)
-                .findFirst()
-                .orElse(-1);
     }
 
     /**

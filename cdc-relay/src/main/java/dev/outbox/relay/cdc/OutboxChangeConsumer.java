@@ -54,13 +54,15 @@ final class OutboxChangeConsumer
     private final Counter deadLetters;
     private final Counter skipped;
     private final Marks marks;
+    private final Instant startedAt = Instant.now();
     private volatile Exception failure;
     private volatile boolean closed;
 
     /**
      * @param checkOlderThan records that occurred longer ago than this may have been published by the safety net (or
-     *                       dead-lettered) while the stream was away: they are looked up before sending, fresher ones
-     *                       are not (so the steady state pays nothing for it)
+     *                       dead-lettered) while the stream was slow: they are looked up before sending, and so is
+     *                       every record that occurred before this stream started (the previous stream or the net may
+     *                       have delivered it); fresher ones are not, so the steady state pays nothing for it
      * @param maxInFlight    batches sent and not yet completed, at most; the engine waits when there are more
      */
     OutboxChangeConsumer(
@@ -305,13 +307,15 @@ final class OutboxChangeConsumer
 
     /**
      * Drops the records whose rows are already published or dead-lettered: after a restart the stream resumes from
-     * its last offset, and what the safety net delivered meanwhile must not go out twice. Only records old enough for
-     * the net to have taken them are looked up.
+     * its last committed offset, and what the previous stream acknowledged after that offset, or the safety net
+     * delivered meanwhile, must not go out twice. Only records written before this stream started, or old enough for
+     * the net to have taken them, are looked up.
      */
     private void withoutAlreadyHandled(List<EventRecord> batch) {
         Instant horizon = Instant.now().minus(checkOlderThan);
+        Instant limit = horizon.isAfter(startedAt) ? horizon : startedAt;
         List<UUID> old = batch.stream()
-                .filter(r -> r.envelope().occurredAt().isBefore(horizon))
+                .filter(r -> r.envelope().occurredAt().isBefore(limit))
                 .map(r -> r.envelope().id())
                 .toList();
         if (old.isEmpty()) {
@@ -321,7 +325,7 @@ final class OutboxChangeConsumer
         if (!handled.isEmpty()) {
             batch.removeIf(r -> handled.contains(r.envelope().id()));
             skipped.increment(handled.size());
-            log.info("skipped {} streamed events already published or dead-lettered", handled.size());
+            log.debug("skipped {} streamed events already published or dead-lettered", handled.size());
         }
     }
 

@@ -41,6 +41,7 @@ import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayProcess;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
+import dev.outbox.system.ProcessStats;
 import io.debezium.connector.postgresql.PostgresConnector;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -171,7 +172,7 @@ class RelayVersusConnectBenchmarkTests {
         for (String process : after.keySet()) {
             per100k.put(process, (after.get(process) - before.getOrDefault(process, 0.0)) * 100_000 / BACKLOG);
         }
-        double rss = peakRssKib(contender.pid()) / 1024.0;
+        double rss = ProcessStats.peakRssKib(contender.pid()) / 1024.0;
 
         // cold: stopped, a backlog written meanwhile, started again: from the start to the last record on the topic
         contender.stop();
@@ -180,7 +181,7 @@ class RelayVersusConnectBenchmarkTests {
         contender.start();
         awaitOnTopic(setup.topic(), expected);
         double coldSeconds = (System.nanoTime() - c0) / 1e9;
-        double coldCpu = processCpuSeconds(contender.pid());
+        double coldCpu = ProcessStats.cpuSeconds(contender.pid());
         contender.stop();
         dropSlot(setup);
         Run run = new Run(name, round, BACKLOG / warmSeconds, per100k, rss, coldSeconds, coldCpu);
@@ -499,7 +500,8 @@ class RelayVersusConnectBenchmarkTests {
                 Map<String, Object> settings = new HashMap<>(relayProducerSettings());
                 settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codecs[c]);
                 try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(settings)) {
-                    double cpu0 = processCpuSeconds(ProcessHandle.current().pid());
+                    double cpu0 =
+                            ProcessStats.cpuSeconds(ProcessHandle.current().pid());
                     long t0 = System.nanoTime();
                     List<Future<?>> acks = new ArrayList<>(records.size());
                     for (EventRecord r : records) {
@@ -510,7 +512,7 @@ class RelayVersusConnectBenchmarkTests {
                     }
                     result[2 * c] = BACKLOG / ((System.nanoTime() - t0) / 1e9);
                     result[2 * c + 1] =
-                            (processCpuSeconds(ProcessHandle.current().pid()) - cpu0) * 100_000 / BACKLOG;
+                            (ProcessStats.cpuSeconds(ProcessHandle.current().pid()) - cpu0) * 100_000 / BACKLOG;
                 }
             }
         }
@@ -600,39 +602,19 @@ class RelayVersusConnectBenchmarkTests {
                 .get(0)
                 .trim());
         Map<String, Double> cpu = new LinkedHashMap<>();
-        cpu.put("jvm", processCpuSeconds(contenderPid));
-        cpu.put("walsender", processCpuSeconds(walsender));
-        double rest = processCpuSeconds(postmaster);
+        cpu.put("jvm", ProcessStats.cpuSeconds(contenderPid));
+        cpu.put("walsender", ProcessStats.cpuSeconds(walsender));
+        double rest = ProcessStats.cpuSeconds(postmaster);
         for (ProcessHandle child :
                 ProcessHandle.of(postmaster).orElseThrow().descendants().toList()) {
             if (child.pid() != walsender) {
                 // keyed per process: one that ended within the window is left out, one that started counts whole
-                cpu.put("pg:" + child.pid(), processCpuSeconds(child.pid()));
+                cpu.put("pg:" + child.pid(), ProcessStats.cpuSeconds(child.pid()));
             }
         }
         cpu.put("pg:" + postmaster, rest);
-        cpu.put("broker", processCpuSeconds(brokerPid));
+        cpu.put("broker", ProcessStats.cpuSeconds(brokerPid));
         return cpu;
-    }
-
-    /** user + system CPU of one live process, in seconds, from /proc (0 when it is gone). */
-    static double processCpuSeconds(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
-        } catch (IOException e) {
-            return 0;
-        }
-    }
-
-    private static long peakRssKib(long pid) throws IOException {
-        return Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status")).stream()
-                .filter(l -> l.startsWith("VmHWM:"))
-                .map(l -> l.replaceAll("\\D", ""))
-                .mapToLong(Long::parseLong)
-                .findFirst()
-                .orElse(-1);
     }
 
     /** The child process of this JVM running {@code mainClass} with {@code argument}, from /proc/PID/cmdline. */

@@ -1,0 +1,32 @@
+package dev.outbox.system;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/** What Linux says of a process the benchmark started: its CPU so far and its peak resident memory, from /proc. */
+public final class ProcessStats {
+
+    private ProcessStats() {}
+
+    /** user + system CPU of one live process, in seconds (0 when it is gone). */
+    public static double cpuSeconds(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** VmHWM: the most resident memory the process ever had, in KiB (-1 when Linux does not say). */
+    public static long peakRssKib(long pid) throws IOException {
+        return Files.readAllLines(Path.of("/proc", String.valueOf(pid), "status")).stream()
+                .filter(l -> l.startsWith("VmHWM:"))
+                .map(l -> l.replaceAll("\\D", ""))
+                .mapToLong(Long::parseLong)
+                .findFirst()
+                .orElse(-1);
+    }
+}
