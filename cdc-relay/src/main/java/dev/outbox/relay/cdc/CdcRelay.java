@@ -210,6 +210,10 @@ public final class CdcRelay implements SmartLifecycle {
     }
 
     private void startEngine() {
+        if (consumer != null) {
+            // a stream that failed: what its producer still delivers gets marked before the new stream looks it up
+            consumer.drain(kafka.deliveryTimeout());
+        }
         closeConsumer();
         consumer = new OutboxChangeConsumer(
                 publisher, outbox, safetyNetGrace.dividedBy(2), Math.max(1, cdc.maxInFlight()), meters);

@@ -152,10 +152,11 @@ final class OutboxChangeConsumer
         InFlight last = null;
         Instant now = Instant.now();
         for (InFlight batch : batches) {
-            if (failure != null) {
-                break;
-            }
             List<Exception> outcomes = publisher.await(batch.round());
+            if (failure != null) {
+                markWhatKafkaTook(batch, outcomes, acknowledged);
+                continue;
+            }
             List<EventRecord> acked = new ArrayList<>(batch.records().size());
             List<KafkaPublisher.Rejected> rejected = new ArrayList<>();
             int retryFrom = KafkaPublisher.split(batch.records(), outcomes, acked, rejected);
@@ -165,7 +166,8 @@ final class OutboxChangeConsumer
                         "Kafka did not acknowledge event {} ({}); the stream restarts from its last committed offset",
                         batch.records().get(retryFrom).envelope().id(),
                         failure.getClass().getSimpleName());
-                break;
+                markWhatKafkaTook(batch, outcomes, acknowledged);
+                continue;
             }
             for (KafkaPublisher.Rejected r : rejected) {
                 log.error(
@@ -189,6 +191,19 @@ final class OutboxChangeConsumer
             last.committer().markBatchFinished();
         }
         marks.add(acknowledged);
+    }
+
+    /**
+     * After a failed delivery nothing more is committed, but what Kafka did take (before the failure, or late, once it
+     * was back) is marked: the restarted stream, which starts from the last committed offset, then skips it instead of
+     * sending it a second time.
+     */
+    private static void markWhatKafkaTook(InFlight batch, List<Exception> outcomes, List<UUID> acknowledged) {
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (outcomes.get(i) == null) {
+                acknowledged.add(batch.records().get(i).envelope().id());
+            }
+        }
     }
 
     /**
