@@ -12,7 +12,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.outbox.accounting.AccountingApplication;
 import dev.outbox.contract.Topics;
 import dev.outbox.infra.BootJar;
 import dev.outbox.infra.InvariantChecker;
@@ -20,9 +19,7 @@ import dev.outbox.infra.JavaProcess;
 import dev.outbox.infra.KafkaBroker;
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.PostgresServer;
-import dev.outbox.payments.PaymentsApplication;
 import dev.outbox.relay.OutboxRows;
-import dev.outbox.relay.RelayApplication;
 
 import static org.awaitility.Awaitility.await;
 
@@ -82,10 +79,10 @@ final class PipelineHarness implements AutoCloseable {
             case KAFKA -> kafka.start();
             case POSTGRES -> {}
             default -> {
-                // the relay as deployed: its executable jar, extracted, with its class-data archive (see BootJar)
-                JavaProcess.Builder builder = component == Component.RELAY
-                        ? BootJar.start(relayJar(), logs.resolve("relay-cds"), env(component))
-                        : JavaProcess.builder(mainClass(component));
+                // each service as deployed: its executable jar, extracted, with its class-data archive (see BootJar),
+                // so a dependency missing from a jar fails here and not only in the local run
+                JavaProcess.Builder builder = BootJar.start(
+                        execJar(component), logs.resolve(component.name().toLowerCase() + "-cds"), env(component));
                 builder.env(env(component))
                         .heap("384m")
                         .logTo(logs.resolve(component.name().toLowerCase() + ".log"));
@@ -178,22 +175,19 @@ final class PipelineHarness implements AutoCloseable {
         };
     }
 
-    private static String mainClass(Component component) {
-        return switch (component) {
-            case API -> PaymentsApplication.class.getName();
-            case RELAY -> RelayApplication.class.getName();
-            case CONSUMER -> AccountingApplication.class.getName();
+    /** The service's executable jar, which the reactor built before this module's tests run. */
+    private static Path execJar(Component component) {
+        String module = switch (component) {
+            case API -> "payments-api";
+            case RELAY -> "cdc-relay";
+            case CONSUMER -> "accounting-consumer";
             default -> throw new IllegalArgumentException(component.name());
         };
-    }
-
-    /** cdc-relay's executable jar, which the reactor built before this module's tests run. */
-    private static Path relayJar() {
-        try (var files = Files.list(Path.of("..", "cdc-relay", "target"))) {
+        try (var files = Files.list(Path.of("..", module, "target"))) {
             return files.filter(p -> p.getFileName().toString().endsWith("-exec.jar"))
                     .findFirst()
-                    .orElseThrow(
-                            () -> new IllegalStateException("build cdc-relay first (./mvnw -pl system-tests -am)"));
+                    .orElseThrow(() ->
+                            new IllegalStateException("build " + module + " first (./mvnw -pl system-tests -am)"));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

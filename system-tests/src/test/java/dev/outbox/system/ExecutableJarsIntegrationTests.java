@@ -1,0 +1,123 @@
+package dev.outbox.system;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import dev.outbox.infra.BootJar;
+import dev.outbox.infra.JavaProcess;
+import dev.outbox.infra.Ports;
+import dev.outbox.infra.SharedInfra;
+import dev.outbox.relay.OutboxRows;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Each service started from its executable jar, as the local run, the Dockerfile and an operator start it, not from
+ * the tests' class path: a dependency the jar lacks (springdoc's Jackson 2 time module once was) fails here. The API
+ * serves its OpenAPI document and creates a payment; the consumer and the relay answer their health checks.
+ */
+class ExecutableJarsIntegrationTests {
+
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    @Test
+    void paymentsApiStartsFromItsJarServesItsDocumentAndTakesAPayment() throws Exception {
+        int port = Ports.free();
+        Map<String, String> env = new HashMap<>();
+        env.put("PAYMENTS_DB_URL", SharedInfra.postgres().jdbcUrl(SharedInfra.freshDatabase("jarapi")));
+        env.put("PAYMENTS_HTTP_PORT", String.valueOf(port));
+        env.put("PAYMENTS_MANAGEMENT_PORT", "0");
+        Process api = start("payments-api", env, port, "/readyz");
+        try {
+            assertThat(get(port, "/v3/api-docs").statusCode()).isEqualTo(200);
+            HttpResponse<String> created = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/payments"))
+                            .header("Authorization", "Bearer local-key-client-a")
+                            .header("Idempotency-Key", "jar-1")
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":\"3.00\",\"currency\":\"EUR\"}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
+        } finally {
+            JavaProcess.kill(api);
+        }
+    }
+
+    @Test
+    void consumerAndRelayStartFromTheirJars() throws Exception {
+        String kafka = SharedInfra.kafka().bootstrapServers();
+        int consumerPort = Ports.free();
+        Map<String, String> consumerEnv = new HashMap<>();
+        consumerEnv.put("ACCOUNTING_DB_URL", SharedInfra.postgres().jdbcUrl(SharedInfra.freshDatabase("jaracc")));
+        consumerEnv.put("KAFKA_BOOTSTRAP_SERVERS", kafka);
+        consumerEnv.put("ACCOUNTING_HTTP_PORT", String.valueOf(consumerPort));
+        consumerEnv.put("ACCOUNTING_MANAGEMENT_PORT", "0");
+        Process consumer = start("accounting-consumer", consumerEnv, consumerPort, "/readyz");
+        JavaProcess.kill(consumer);
+
+        int relayPort = Ports.free();
+        String suffix = "jar" + Long.toHexString(System.nanoTime());
+        Map<String, String> relayEnv = new HashMap<>();
+        relayEnv.put("RELAY_DB_HOST", SharedInfra.postgres().host());
+        relayEnv.put("RELAY_DB_PORT", String.valueOf(SharedInfra.postgres().port()));
+        relayEnv.put("RELAY_DB_NAME", OutboxRows.migratedDatabase());
+        relayEnv.put("KAFKA_BOOTSTRAP_SERVERS", kafka);
+        relayEnv.put("RELAY_CDC_SLOT", "slot_" + suffix);
+        relayEnv.put("RELAY_CDC_OFFSETS_TOPIC", "offsets-" + suffix);
+        relayEnv.put("RELAY_HTTP_PORT", String.valueOf(relayPort));
+        Process relay = start("cdc-relay", relayEnv, relayPort, "/actuator/health");
+        JavaProcess.kill(relay);
+    }
+
+    private static Process start(String module, Map<String, String> env, int port, String readyPath) throws Exception {
+        Path jar;
+        try (var files = Files.list(Path.of("..", module, "target"))) {
+            jar = files.filter(p -> p.getFileName().toString().endsWith("-exec.jar"))
+                    .findFirst()
+                    .orElseThrow();
+        }
+        Path dir = Path.of("target", "jar-" + module);
+        Process process = BootJar.start(jar, dir, env)
+                .env(env)
+                .heap("384m")
+                .logTo(Path.of("target", "jar-" + module + ".log"))
+                .start();
+        try {
+            await().atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofMillis(250))
+                    .failFast("the service exited", () -> !process.isAlive())
+                    .until(() -> status(port, readyPath) == 200);
+        } catch (RuntimeException | Error e) {
+            JavaProcess.kill(process);
+            throw e;
+        }
+        return process;
+    }
+
+    private static int status(int port, String path) {
+        try {
+            return get(port, path).statusCode();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    private static HttpResponse<String> get(int port, String path) throws Exception {
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(3))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+}
