@@ -73,9 +73,6 @@ public final class KafkaPublisher implements AutoCloseable {
         return config;
     }
 
-    /** What happened to each record of a batch. */
-    public record Outcome(List<EventRecord> acknowledged, List<Rejected> rejected) {}
-
     /** A record the broker will never take (too large, invalid): dead-letter it, do not retry it. */
     public record Rejected(EventRecord record, Exception cause) {}
 
@@ -125,10 +122,6 @@ public final class KafkaPublisher implements AutoCloseable {
         private Round(List<Object> sent, long deadline) {
             this.sent = sent;
             this.deadline = deadline;
-        }
-
-        public int size() {
-            return sent.size();
         }
     }
 
