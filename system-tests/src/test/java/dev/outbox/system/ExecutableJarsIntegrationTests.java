@@ -8,14 +8,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 
 import dev.outbox.infra.BootJar;
 import dev.outbox.infra.JavaProcess;
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.SharedInfra;
+import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.OutboxRows;
 import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.simple.JdbcClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -23,7 +27,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Each service started from its executable jar, as the local run, the Dockerfile and an operator start it, not from
  * the tests' class path: a dependency the jar lacks (springdoc's Jackson 2 time module once was) fails here. The API
- * serves its OpenAPI document and creates a payment; the consumer and the relay answer their health checks.
+ * serves its OpenAPI document and creates a payment; the consumer and the relay answer their health checks, and the
+ * relay publishes an event with lz4-java's native library.
  */
 class ExecutableJarsIntegrationTests {
 
@@ -76,8 +81,33 @@ class ExecutableJarsIntegrationTests {
         relayEnv.put("RELAY_CDC_SLOT", "slot_" + suffix);
         relayEnv.put("RELAY_CDC_OFFSETS_TOPIC", "offsets-" + suffix);
         relayEnv.put("RELAY_HTTP_PORT", String.valueOf(relayPort));
+        String database = relayEnv.get("RELAY_DB_NAME");
         Process relay = start("cdc-relay", relayEnv, relayPort, "/actuator/health");
-        JavaProcess.kill(relay);
+        try {
+            // an event published: its lz4-compressed batch ran through lz4-java's native library, which it loads
+            // only from the system class loader, so only when the jar is extracted as the Dockerfile and the local run
+            // start it (from the executable jar's nested jars it falls back to pure Java)
+            DataSource ds = OutboxRows.dataSource(database);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> JdbcClient.create(ds)
+                                    .sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name = :slot AND active")
+                                    .param("slot", relayEnv.get("RELAY_CDC_SLOT"))
+                                    .query(Integer.class)
+                                    .single()
+                            == 1);
+            List<OutboxEvent> events = OutboxRows.insert(database, 1, 1);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> JdbcClient.create(ds)
+                            .sql("SELECT published_at IS NOT NULL FROM outbox_messages WHERE id = :id")
+                            .param("id", events.get(0).id())
+                            .query(Boolean.class)
+                            .single());
+            assertThat(Files.readString(Path.of("/proc", String.valueOf(relay.pid()), "maps")))
+                    .as("lz4-java's native library mapped into the relay")
+                    .contains("liblz4-java");
+        } finally {
+            JavaProcess.kill(relay);
+        }
     }
 
     private static Process start(String module, Map<String, String> env, int port, String readyPath) throws Exception {

@@ -3,6 +3,9 @@ package dev.outbox.system;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /** What Linux says of a process the benchmark started: its CPU so far and its peak resident memory, from /proc. */
 public final class ProcessStats {
@@ -28,5 +31,29 @@ public final class ProcessStats {
                 .mapToLong(Long::parseLong)
                 .findFirst()
                 .orElse(-1);
+    }
+
+    /**
+     * user + system CPU of each live thread of one process, in seconds, summed per thread name with its digits folded
+     * ({@code pool-4-thread-2} counts as {@code pool-N-thread-N}); Linux keeps the first 15 characters of a name.
+     */
+    public static Map<String, Double> threadCpuSeconds(long pid) {
+        Map<String, Double> threads = new TreeMap<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", String.valueOf(pid), "task"))) {
+            tasks.forEach(task -> {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+                            .replaceAll("[0-9]+", "N");
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    threads.merge(name, (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0, Double::sum);
+                } catch (IOException | RuntimeException gone) {
+                    // the thread ended meanwhile
+                }
+            });
+        } catch (IOException gone) {
+            // the process ended
+        }
+        return threads;
     }
 }

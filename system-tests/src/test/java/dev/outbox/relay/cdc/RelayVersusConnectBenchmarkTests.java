@@ -81,6 +81,13 @@ class RelayVersusConnectBenchmarkTests {
     static final List<String> JVM_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-Xshare:auto");
     /** Extra options for both contenders' JVMs, e.g. a flight recording: {@code -Dbench.jvmOptions=...}. */
     static final String EXTRA_JVM_OPTIONS = System.getProperty("bench.jvmOptions", "");
+    /** Which contenders run ({@code -Dbench.contenders=relay} for a quick look at the relay alone). */
+    static final List<String> CONTENDERS =
+            List.of(System.getProperty("bench.contenders", "relay,connect").split(","));
+    /** Whether the raw limits (pg_recvlogical, the bare producer) are measured too. */
+    static final boolean LIMITS = Boolean.parseBoolean(System.getProperty("bench.limits", "true"));
+    /** Extra environment for the relay, {@code NAME=value} pairs separated by {@code |}, for trying settings. */
+    static final String RELAY_ENV = System.getProperty("bench.relayEnv", "");
 
     private Path work;
     private PostgresServer pg;
@@ -94,6 +101,7 @@ class RelayVersusConnectBenchmarkTests {
             int round,
             double warmEventsPerSecond,
             Map<String, Double> cpuPer100k,
+            Map<String, Double> threadCpuPer100k,
             double peakRssMib,
             double coldSeconds,
             double coldJvmCpuSeconds) {
@@ -120,11 +128,15 @@ class RelayVersusConnectBenchmarkTests {
             notes.add(settingsNote());
             List<Run> runs = new ArrayList<>();
             for (int round = 1; round <= ROUNDS; round++) {
-                runs.add(contest("relay", round, this::relay));
-                runs.add(contest("connect", round, suffix -> connect(suffix, connectClasspath)));
+                if (CONTENDERS.contains("relay")) {
+                    runs.add(contest("relay", round, this::relay));
+                }
+                if (CONTENDERS.contains("connect")) {
+                    runs.add(contest("connect", round, suffix -> connect(suffix, connectClasspath)));
+                }
             }
-            double raw = rawDecoding();
-            double[] bare = bareProducer();
+            double raw = LIMITS ? rawDecoding() : Double.NaN;
+            double[] bare = LIMITS ? bareProducer() : new double[6];
             write(runs, raw, bare);
             assertThat(runs).allMatch(r -> r.warmEventsPerSecond() > 0 && r.coldSeconds() > 0);
         }
@@ -164,14 +176,23 @@ class RelayVersusConnectBenchmarkTests {
         // warm: the backlog committed while the contender runs, from the commit to the last record on the topic
         expected += preload(setup.database(), BACKLOG);
         Map<String, Double> before = cpu(setup, contender.pid());
+        Map<String, Double> threadsBefore = ProcessStats.threadCpuSeconds(contender.pid());
         long t0 = System.nanoTime();
         awaitOnTopic(setup.topic(), expected);
         double warmSeconds = (System.nanoTime() - t0) / 1e9;
         Map<String, Double> after = cpu(setup, contender.pid());
+        Map<String, Double> threadsAfter = ProcessStats.threadCpuSeconds(contender.pid());
         Map<String, Double> per100k = new LinkedHashMap<>();
         for (String process : after.keySet()) {
             per100k.put(process, (after.get(process) - before.getOrDefault(process, 0.0)) * 100_000 / BACKLOG);
         }
+        Map<String, Double> threadsPer100k = new LinkedHashMap<>();
+        threadsAfter.entrySet().stream()
+                .map(e -> Map.entry(
+                        e.getKey(), (e.getValue() - threadsBefore.getOrDefault(e.getKey(), 0.0)) * 100_000 / BACKLOG))
+                .filter(e -> e.getValue() >= 0.05)
+                .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                .forEach(e -> threadsPer100k.put(e.getKey(), e.getValue()));
         double rss = ProcessStats.peakRssKib(contender.pid()) / 1024.0;
 
         // cold: stopped, a backlog written meanwhile, started again: from the start to the last record on the topic
@@ -184,7 +205,7 @@ class RelayVersusConnectBenchmarkTests {
         double coldCpu = ProcessStats.cpuSeconds(contender.pid());
         contender.stop();
         dropSlot(setup);
-        Run run = new Run(name, round, BACKLOG / warmSeconds, per100k, rss, coldSeconds, coldCpu);
+        Run run = new Run(name, round, BACKLOG / warmSeconds, per100k, threadsPer100k, rss, coldSeconds, coldCpu);
         System.out.printf(
                 "CONTEST %s round %d: warm %.0f events/s, CPU-s per 100k %s (total %.2f), peak RSS %.0f MiB, cold %.1f s"
                         + " (JVM CPU %.1f s)%n",
@@ -240,6 +261,11 @@ class RelayVersusConnectBenchmarkTests {
         env.put("RELAY_HTTP_PORT", String.valueOf(Ports.free()));
         if (!EXTRA_JVM_OPTIONS.isBlank()) {
             env.put("JAVA_TOOL_OPTIONS", EXTRA_JVM_OPTIONS.replace("{name}", "relay-" + setup.suffix));
+        }
+        for (String pair : RELAY_ENV.split("\\|")) {
+            if (pair.contains("=")) {
+                env.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+            }
         }
         RelayProcess process = new RelayProcess(env, "contest-" + setup.suffix);
         return new Contender() {
@@ -688,6 +714,15 @@ class RelayVersusConnectBenchmarkTests {
         row(md, runs, "peak RSS of the contender (MiB)", Run::peakRssMib, "%.0f");
         row(md, runs, "cold: start to all on the topic (s)", Run::coldSeconds, "%.1f");
         row(md, runs, "cold: contender JVM CPU-s from start to done", Run::coldJvmCpuSeconds, "%.1f");
+        md.append("\nWhere each contender's JVM spends its CPU in the warm drain (CPU-s per 100k events per thread,"
+                + " thread names as Linux keeps them, digits folded to N; threads under 0.05 left out):\n\n");
+        for (Run r : runs) {
+            md.append(String.format("- %s r%d: ", r.contender(), r.round()));
+            md.append(r.threadCpuPer100k().entrySet().stream()
+                    .map(e -> String.format("%s %.2f", e.getKey(), e.getValue()))
+                    .collect(Collectors.joining(", ")));
+            md.append('\n');
+        }
         md.append("\n");
         md.append(
                 String.format("- raw decoding of one backlog's WAL (pg_recvlogical, pgoutput): %.0f events/s%n", raw));
