@@ -20,13 +20,17 @@ import dev.outbox.infra.KafkaBroker;
 import dev.outbox.infra.Ports;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.relay.OutboxRows;
+import dev.outbox.relay.cdc.ConnectWorker;
 
 import static org.awaitility.Awaitility.await;
 
 /**
  * The whole pipeline as separate processes on this machine: its own PostgreSQL (crashable with SIGQUIT, as
  * {@code pg_ctl -m immediate}), a Kafka broker, payments-api, the relay and the consumer in child JVMs, each of
- * which can be SIGKILLed and started again. Used by the soak command.
+ * which can be SIGKILLed and started again. Used by the soak command and the end-to-end benchmark. With the mode
+ * {@value #CONNECT}, Debezium on a Kafka Connect worker takes the relay's place (see {@link ConnectWorker}): the
+ * relay's connector settings, its slot name, the publication the migrations create, its topic, its database role and
+ * its Kafka client settings; the relay does not run.
  */
 final class PipelineHarness implements AutoCloseable {
 
@@ -44,6 +48,15 @@ final class PipelineHarness implements AutoCloseable {
     private final Map<Component, Integer> ports = new EnumMap<>(Component.class);
     private final Path logs;
     private final String relayMode;
+    /** Debezium on Kafka Connect in the relay's place, in the {@value #CONNECT} mode; otherwise {@code null}. */
+    private final ConnectWorker connect;
+
+    /** The mode in which a Kafka Connect worker replaces the relay. */
+    static final String CONNECT = "connect";
+    /** The relay's slot (its default, RELAY_CDC_SLOT) and the publication the payments migrations create. */
+    static final String SLOT = "outbox_slot";
+
+    static final String PUBLICATION = "outbox_publication";
 
     PipelineHarness(String relayMode) throws Exception {
         this.relayMode = relayMode;
@@ -55,6 +68,25 @@ final class PipelineHarness implements AutoCloseable {
         for (Component c : new Component[] {Component.API, Component.RELAY, Component.CONSUMER}) {
             ports.put(c, Ports.free());
         }
+        connect = CONNECT.equals(relayMode)
+                ? new ConnectWorker(
+                        logs.resolve("connect").toAbsolutePath(),
+                        ConnectWorker.classpath(),
+                        ports.get(Component.RELAY),
+                        kafka.bootstrapServers(),
+                        relayKafkaClient(),
+                        ConnectWorker.connectorSettings(
+                                SLOT,
+                                PUBLICATION,
+                                postgres.host(),
+                                postgres.port(),
+                                "payments",
+                                PostgresServer.USER,
+                                PostgresServer.PASSWORD,
+                                kafka.bootstrapServers(),
+                                Topics.DEFAULT_PATTERN),
+                        jvmArgs("connect"))
+                : null;
         start(Component.API);
         start(Component.RELAY);
         start(Component.CONSUMER);
@@ -64,9 +96,31 @@ final class PipelineHarness implements AutoCloseable {
         return postgres;
     }
 
-    /** The process id of a running service, to read its memory. */
+    /** The process id of a running service (the Connect worker for the relay in that mode), to read its memory. */
     long pid(Component component) {
-        return processes.get(component).pid();
+        return connect != null && component == Component.RELAY
+                ? connect.pid()
+                : processes.get(component).pid();
+    }
+
+    /** Whether Debezium on Kafka Connect replaces the relay. */
+    boolean connectMode() {
+        return connect != null;
+    }
+
+    /**
+     * The Kafka client settings the relay gets in this harness: its environment sets no KAFKA_SECURITY_PROTOCOL, so
+     * relay.yaml's default, PLAINTEXT, on a broker without SASL or ACLs (the harness's broker is not secured).
+     */
+    private static Map<String, String> relayKafkaClient() {
+        return Map.of("security.protocol", "PLAINTEXT");
+    }
+
+    private static List<String> jvmArgs(String component) {
+        return java.util.Arrays.stream(System.getProperty("harness.jvmArgs", "").split(" "))
+                .filter(arg -> !arg.isBlank())
+                .map(arg -> arg.replace("{component}", component))
+                .toList();
     }
 
     String apiUrl() {
@@ -78,28 +132,36 @@ final class PipelineHarness implements AutoCloseable {
         switch (component) {
             case KAFKA -> kafka.start();
             case POSTGRES -> {}
-            default -> {
-                // each service as deployed: its executable jar, extracted, with its class-data archive (see BootJar),
-                // so a dependency missing from a jar fails here and not only in the local run
-                JavaProcess.Builder builder = BootJar.start(
-                        execJar(component), logs.resolve(component.name().toLowerCase() + "-cds"), env(component));
-                builder.env(env(component))
-                        .heap("384m")
-                        .logTo(logs.resolve(component.name().toLowerCase() + ".log"));
-                for (String arg : System.getProperty("harness.jvmArgs", "").split(" ")) {
-                    if (!arg.isBlank()) {
-                        builder.jvmArg(
-                                arg.replace("{component}", component.name().toLowerCase()));
-                    }
+            case RELAY -> {
+                if (connect == null) {
+                    startService(component);
+                } else {
+                    connect.start();
+                    // the slot exists and streams before the first payment, as the relay's does when it is healthy
+                    await().atMost(Duration.ofSeconds(120))
+                            .pollInterval(Duration.ofMillis(100))
+                            .until(this::slotActive);
                 }
-                Process p = builder.start();
-                processes.put(component, p);
-                await().atMost(Duration.ofSeconds(120))
-                        .pollInterval(Duration.ofMillis(250))
-                        .until(() -> healthy(
-                                ports.get(component), component == Component.RELAY ? "/actuator/health" : "/readyz"));
             }
+            default -> startService(component);
         }
+    }
+
+    private void startService(Component component) {
+        // each service as deployed: its executable jar, extracted, with its class-data archive (see BootJar),
+        // so a dependency missing from a jar fails here and not only in the local run
+        JavaProcess.Builder builder = BootJar.start(
+                execJar(component), logs.resolve(component.name().toLowerCase() + "-cds"), env(component));
+        builder.env(env(component))
+                .heap("384m")
+                .logTo(logs.resolve(component.name().toLowerCase() + ".log"));
+        jvmArgs(component.name().toLowerCase()).forEach(builder::jvmArg);
+        Process p = builder.start();
+        processes.put(component, p);
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() ->
+                        healthy(ports.get(component), component == Component.RELAY ? "/actuator/health" : "/readyz"));
     }
 
     /** SIGKILL for processes; SIGQUIT to the postmaster for PostgreSQL, which then recovers and comes back. */
@@ -108,6 +170,9 @@ final class PipelineHarness implements AutoCloseable {
             case KAFKA -> kafka.kill();
             case POSTGRES -> postgres.restartImmediately();
             default -> {
+                if (component == Component.RELAY && connect != null) {
+                    throw new UnsupportedOperationException("the Connect worker is not killed in this harness");
+                }
                 Process p = processes.remove(component);
                 if (p != null) {
                     JavaProcess.kill(p);
@@ -243,8 +308,48 @@ final class PipelineHarness implements AutoCloseable {
         }
     }
 
+    private boolean slotActive() throws java.sql.SQLException {
+        try (Connection c = postgres.connect("payments");
+                var s = c.prepareStatement(
+                        "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = ?")) {
+            s.setString(1, SLOT);
+            try (var rs = s.executeQuery()) {
+                return rs.next() && rs.getLong(1) == 1;
+            }
+        }
+    }
+
+    /** Records on a topic as of now (the sum of its end offsets), 0 when it does not exist. */
+    long records(String topic) throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin =
+                org.apache.kafka.clients.admin.Admin.create(kafka.adminClientProperties())) {
+            if (!admin.listTopics()
+                    .names()
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .contains(topic)) {
+                return 0;
+            }
+            var partitions = admin.describeTopics(List.of(topic))
+                    .allTopicNames()
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS)
+                    .get(topic)
+                    .partitions();
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest =
+                    new java.util.HashMap<>();
+            partitions.forEach(p -> latest.put(
+                    new org.apache.kafka.common.TopicPartition(topic, p.partition()),
+                    org.apache.kafka.clients.admin.OffsetSpec.latest()));
+            return admin.listOffsets(latest).all().get(30, java.util.concurrent.TimeUnit.SECONDS).values().stream()
+                    .mapToLong(o -> o.offset())
+                    .sum();
+        }
+    }
+
     @Override
     public void close() {
+        if (connect != null) {
+            connect.stop();
+        }
         processes.values().forEach(JavaProcess::kill);
         processes.clear();
         kafka.close();

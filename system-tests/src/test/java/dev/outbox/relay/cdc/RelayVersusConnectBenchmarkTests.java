@@ -1,11 +1,6 @@
 package dev.outbox.relay.cdc;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +14,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -40,16 +34,13 @@ import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayProcess;
 import dev.outbox.relay.publish.KafkaPublisher;
-import dev.outbox.relay.publish.PublishProperties;
 import dev.outbox.system.ProcessStats;
-import io.debezium.connector.postgresql.PostgresConnector;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.utils.AppInfoParser;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -76,9 +67,8 @@ class RelayVersusConnectBenchmarkTests {
 
     static final int BACKLOG = Integer.getInteger("bench.backlog", 100_000);
     static final int ROUNDS = Integer.getInteger("bench.rounds", 2);
-    static final String CONNECTOR = "outbox-relay";
     /** Both contenders' JVMs run with RelayProcess's flags: -Xmx384m -XX:+UseSerialGC -Xshare:auto. */
-    static final List<String> JVM_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-Xshare:auto");
+    static final List<String> JVM_FLAGS = ConnectWorker.JVM_FLAGS;
     /** Extra options for both contenders' JVMs, e.g. a flight recording: {@code -Dbench.jvmOptions=...}. */
     static final String EXTRA_JVM_OPTIONS = System.getProperty("bench.jvmOptions", "");
     /** Which contenders run ({@code -Dbench.contenders=relay} for a quick look at the relay alone). */
@@ -282,7 +272,7 @@ class RelayVersusConnectBenchmarkTests {
             @Override
             public void stop() {
                 try {
-                    terminate(process.pid());
+                    ConnectWorker.terminate(process.pid());
                 } catch (NullPointerException notStarted) {
                     // never started: nothing to stop
                 }
@@ -291,158 +281,54 @@ class RelayVersusConnectBenchmarkTests {
     }
 
     private Contender connect(Setup setup, String classpath) {
-        Path dir = work.resolve("connect-" + setup.suffix);
-        int restPort = Ports.free();
-        try {
-            Files.createDirectories(dir);
-            store(workerSettings(dir, restPort), dir.resolve("worker.properties"));
-            store(connectorSettings(setup), dir.resolve("connector.properties"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        ConnectWorker worker = new ConnectWorker(
+                work.resolve("connect-" + setup.suffix),
+                classpath,
+                Ports.free(),
+                kafka.bootstrapServers(),
+                Map.of(),
+                ConnectWorker.connectorSettings(
+                        setup.slot(),
+                        "outbox_publication",
+                        pg.host(),
+                        pg.port(),
+                        setup.database(),
+                        Postgres.USER,
+                        Postgres.PASSWORD,
+                        kafka.bootstrapServers(),
+                        setup.topicPattern()),
+                EXTRA_JVM_OPTIONS.isBlank()
+                        ? List.of()
+                        : List.of(EXTRA_JVM_OPTIONS
+                                .replace("{name}", "connect-" + setup.suffix)
+                                .split(" ")));
         return new Contender() {
-            private Process process;
-
             @Override
             public void start() {
-                List<String> command = new ArrayList<>();
-                command.add(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString());
-                command.addAll(JVM_FLAGS);
-                command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
-                if (!EXTRA_JVM_OPTIONS.isBlank()) {
-                    command.addAll(List.of(EXTRA_JVM_OPTIONS
-                            .replace("{name}", "connect-" + setup.suffix)
-                            .split(" ")));
-                }
-                command.addAll(List.of("-cp", classpath, "org.apache.kafka.connect.cli.ConnectStandalone"));
-                command.add(dir.resolve("worker.properties").toString());
-                command.add(dir.resolve("connector.properties").toString());
-                try {
-                    process = new ProcessBuilder(command)
-                            .redirectErrorStream(true)
-                            .redirectOutput(ProcessBuilder.Redirect.appendTo(
-                                    dir.resolve("connect.log").toFile()))
-                            .start();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-                await().atMost(Duration.ofSeconds(120))
-                        .pollInterval(Duration.ofMillis(100))
-                        .until(() -> taskRunning(restPort));
+                worker.start();
             }
 
             @Override
             public long pid() {
-                return process.pid();
+                return worker.pid();
             }
 
             @Override
             public void stop() {
-                if (process != null) {
-                    terminate(process.pid());
-                }
+                worker.stop();
             }
         };
     }
 
-    /** The relay's connector and router settings, minus what the worker owns (offset storage, bootstrap servers). */
-    private Properties connectorSettings(Setup setup) {
-        Properties relay = DebeziumSettings.of(
-                new CdcProperties(
-                        setup.slot(),
-                        "outbox_publication",
-                        "unused",
-                        Duration.ofSeconds(10),
-                        Duration.ofSeconds(2),
-                        Duration.ofSeconds(5),
-                        4,
-                        Map.of()),
-                new DatabaseProperties(pg.host(), pg.port(), "", setup.database(), Postgres.USER, Postgres.PASSWORD),
-                new PublishProperties(
-                        kafka.bootstrapServers(), setup.topicPattern(), Duration.ofSeconds(15), Map.of()));
-        Properties connector = new Properties();
-        relay.stringPropertyNames().stream()
-                .filter(k -> !k.startsWith("offset.") && !k.equals("bootstrap.servers"))
-                .forEach(k -> connector.setProperty(k, relay.getProperty(k)));
-        connector.setProperty("tasks.max", "1");
-        return connector;
-    }
-
-    /**
-     * A standalone worker: strings for key, value and headers (the relay's record shape), offsets flushed every second
-     * as the relay's engine does, and the relay's producer settings as the worker's producer overrides.
-     */
-    private Properties workerSettings(Path dir, int restPort) {
-        Properties worker = new Properties();
-        worker.setProperty("bootstrap.servers", kafka.bootstrapServers());
-        worker.setProperty("key.converter", "org.apache.kafka.connect.storage.StringConverter");
-        worker.setProperty("value.converter", "org.apache.kafka.connect.storage.StringConverter");
-        worker.setProperty("header.converter", "org.apache.kafka.connect.storage.StringConverter");
-        worker.setProperty(
-                "offset.storage.file.filename", dir.resolve("offsets").toString());
-        worker.setProperty("offset.flush.interval.ms", "1000");
-        worker.setProperty("offset.flush.timeout.ms", "10000");
-        worker.setProperty("listeners", "http://127.0.0.1:" + restPort);
-        relayProducerSettings().forEach((k, v) -> {
-            if (!k.endsWith(".serializer")
-                    && !k.equals(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)
-                    && !k.equals(ProducerConfig.CLIENT_ID_CONFIG)) {
-                worker.setProperty("producer." + k, String.valueOf(v));
-            }
-        });
-        return worker;
-    }
-
     private Map<String, Object> relayProducerSettings() {
-        return KafkaPublisher.producerSettings(new PublishProperties(
-                kafka.bootstrapServers(), Topics.DEFAULT_PATTERN, Duration.ofSeconds(15), Map.of()));
+        return ConnectWorker.producerSettings(kafka.bootstrapServers(), Map.of());
     }
 
-    private static boolean taskRunning(int restPort) {
-        try {
-            HttpResponse<String> status = HttpClient.newHttpClient()
-                    .send(
-                            HttpRequest.newBuilder(URI.create(
-                                            "http://127.0.0.1:" + restPort + "/connectors/" + CONNECTOR + "/status"))
-                                    .timeout(Duration.ofSeconds(2))
-                                    .build(),
-                            HttpResponse.BodyHandlers.ofString());
-            return status.statusCode() == 200 && status.body().contains("\"tasks\":[{\"id\":0,\"state\":\"RUNNING\"");
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
-    }
-
-    /**
-     * The worker's class path: connect-runtime of the broker's version and the Debezium connector of the relay's, as
-     * Maven Central has them (resolved by {@code connect-worker/pom.xml}).
-     */
+    /** The worker's class path (see {@link ConnectWorker#classpath()}), noted in the report. */
     private String connectClasspath() throws Exception {
-        String kafkaVersion = AppInfoParser.getVersion();
-        String debeziumVersion = new PostgresConnector().version();
-        Path output = Path.of("target", "connect-worker.classpath").toAbsolutePath();
-        Process maven = new ProcessBuilder(
-                        Path.of("..", "mvnw").toAbsolutePath().toString(),
-                        "-B",
-                        "-q",
-                        "-f",
-                        "connect-worker/pom.xml",
-                        "dependency:build-classpath",
-                        "-Dkafka.version=" + kafkaVersion,
-                        "-Ddebezium.version=" + debeziumVersion,
-                        "-Dmdep.outputFile=" + output)
-                .inheritIO()
-                .start();
-        assertThat(maven.waitFor())
-                .as("resolving the Connect worker's class path")
-                .isZero();
-        notes.add("Kafka Connect " + kafkaVersion + " standalone, Debezium " + debeziumVersion
-                + " PostgreSQL connector and Outbox Event Router, from Maven Central");
-        return Files.readString(output).trim();
+        String classpath = ConnectWorker.classpath();
+        notes.add(ConnectWorker.description());
+        return classpath;
     }
 
     // ---------------------------------------------------------------- the raw limits
@@ -660,24 +546,6 @@ class RelayVersusConnectBenchmarkTests {
                 .mapToLong(ProcessHandle::pid)
                 .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no process " + mainClass + " " + argument));
-    }
-
-    /** SIGTERM a process this test started, and wait until it is gone. */
-    private static void terminate(long pid) {
-        ProcessHandle.of(pid).ifPresent(p -> {
-            p.destroy();
-            try {
-                p.onExit().get(60, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                p.destroyForcibly();
-            }
-        });
-    }
-
-    private static void store(Properties properties, Path file) throws IOException {
-        try (var out = Files.newBufferedWriter(file)) {
-            properties.store(out, null);
-        }
     }
 
     // ---------------------------------------------------------------- report
