@@ -51,6 +51,9 @@ final class DebeziumSettings {
         p.setProperty("publication.autocreate.mode", "disabled");
         p.setProperty("table.include.list", "public.outbox_messages");
         p.setProperty("snapshot.mode", "no_data");
+        // no __debezium.context.* headers (connector name, task, run id) on every event: the message format has its
+        // own six headers, and the relay would only build these on the streaming thread to drop them
+        p.setProperty("extended.headers.enabled", "false");
         p.setProperty(
                 "heartbeat.interval.ms", String.valueOf(cdc.heartbeatInterval().toMillis()));
         p.setProperty("topic.heartbeat.prefix", HEARTBEAT_TOPIC_PREFIX);

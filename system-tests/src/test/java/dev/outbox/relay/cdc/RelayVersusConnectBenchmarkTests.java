@@ -11,9 +11,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +28,7 @@ import javax.sql.DataSource;
 import dev.outbox.contract.EventEnvelope;
 import dev.outbox.contract.EventRecord;
 import dev.outbox.contract.EventTypes;
+import dev.outbox.contract.MessageHeaders;
 import dev.outbox.contract.Topics;
 import dev.outbox.infra.KafkaBroker;
 import dev.outbox.infra.Ports;
@@ -38,9 +42,14 @@ import dev.outbox.system.ProcessStats;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -84,6 +93,10 @@ class RelayVersusConnectBenchmarkTests {
     private KafkaBroker.ChildProcess kafka;
     private long brokerPid;
     private final List<String> notes = new ArrayList<>();
+    /** Events written to every contender's database before its warm-up; their records are compared byte for byte. */
+    private final List<OutboxEvent> probe = backlog(50);
+    /** Per contender and round: each probe event's record as published (key, value, headers in order, hex). */
+    private final Map<String, Map<String, String>> probes = new LinkedHashMap<>();
 
     /** One contender's figures in one round. */
     record Run(
@@ -125,10 +138,12 @@ class RelayVersusConnectBenchmarkTests {
                     runs.add(contest("connect", round, suffix -> connect(suffix, connectClasspath)));
                 }
             }
+            String identical = compareProbes();
             double raw = LIMITS ? rawDecoding() : Double.NaN;
             double[] bare = LIMITS ? bareProducer() : new double[6];
             write(runs, raw, bare);
             assertThat(runs).allMatch(r -> r.warmEventsPerSecond() > 0 && r.coldSeconds() > 0);
+            assertThat(identical).as("the relay's records against Connect's").isNull();
         }
     }
 
@@ -159,6 +174,11 @@ class RelayVersusConnectBenchmarkTests {
         awaitSlotActive(setup);
         long expected = 0;
 
+        // the same events (same ids, columns and payloads) in every contender's database, to compare their records
+        OutboxRows.write(
+                new DriverManagerDataSource(pg.jdbcUrl(setup.database()), Postgres.USER, Postgres.PASSWORD), probe);
+        expected += probe.size();
+
         // warm-up: half a backlog, not measured
         expected += preload(setup.database(), BACKLOG / 2);
         awaitOnTopic(setup.topic(), expected);
@@ -184,6 +204,7 @@ class RelayVersusConnectBenchmarkTests {
                 .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
                 .forEach(e -> threadsPer100k.put(e.getKey(), e.getValue()));
         double rss = ProcessStats.peakRssKib(contender.pid()) / 1024.0;
+        probes.put(name + " r" + round, probeRecords(setup.topic()));
 
         // cold: stopped, a backlog written meanwhile, started again: from the start to the last record on the topic
         contender.stop();
@@ -329,6 +350,74 @@ class RelayVersusConnectBenchmarkTests {
         String classpath = ConnectWorker.classpath();
         notes.add(ConnectWorker.description());
         return classpath;
+    }
+
+    // ---------------------------------------------------------------- the records, compared
+
+    /** The probe events' records on a topic: key, value and every header (name and bytes, in order), in hex. */
+    private Map<String, String> probeRecords(String topic) {
+        Set<String> ids = probe.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
+        Map<String, String> found = new TreeMap<>();
+        Map<String, Object> settings = new HashMap<>(kafka.adminClientProperties());
+        settings.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        settings.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(settings)) {
+            List<TopicPartition> partitions =
+                    List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1), new TopicPartition(topic, 2));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (found.size() < ids.size() && System.nanoTime() < deadline) {
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    Header id = r.headers().lastHeader(MessageHeaders.ID);
+                    String key = id == null ? null : new String(id.value(), StandardCharsets.UTF_8);
+                    if (key != null && ids.contains(key)) {
+                        StringBuilder record = new StringBuilder()
+                                .append("key=")
+                                .append(HexFormat.of().formatHex(r.key()))
+                                .append(" value=")
+                                .append(HexFormat.of().formatHex(r.value()));
+                        for (Header h : r.headers()) {
+                            record.append(' ')
+                                    .append(h.key())
+                                    .append('=')
+                                    .append(HexFormat.of().formatHex(h.value()));
+                        }
+                        found.put(key, record.toString());
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    /** {@code null} when every relay round's probe records equal every Connect round's, else the first difference. */
+    private String compareProbes() {
+        Map<String, String> reference = null;
+        String referenceName = null;
+        for (Map.Entry<String, Map<String, String>> e : probes.entrySet()) {
+            if (e.getValue().size() != probe.size()) {
+                return e.getKey() + ": " + e.getValue().size() + " of " + probe.size() + " probe records found";
+            }
+            if (reference == null) {
+                reference = e.getValue();
+                referenceName = e.getKey();
+                continue;
+            }
+            for (Map.Entry<String, String> record : reference.entrySet()) {
+                String other = e.getValue().get(record.getKey());
+                if (!record.getValue().equals(other)) {
+                    return "event " + record.getKey() + ": " + referenceName + " " + record.getValue() + " / "
+                            + e.getKey() + " " + other;
+                }
+            }
+        }
+        if (probes.size() > 1) {
+            notes.add("records byte-identical across " + String.join(", ", probes.keySet()) + ": " + probe.size()
+                    + " events written to each contender's database, key, value and every header (name, bytes,"
+                    + " order) compared");
+        }
+        return null;
     }
 
     // ---------------------------------------------------------------- the raw limits
