@@ -56,4 +56,20 @@ public final class ProcessStats {
         }
         return threads;
     }
+
+    /**
+     * The whole machine's CPU so far, every process on it included, from the first line of /proc/stat.
+     *
+     * @return busy seconds (all but idle and iowait) and all seconds, summed over the cores
+     */
+    public static double[] machineCpuSeconds() throws IOException {
+        String[] fields =
+                Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+        long all = 0;
+        for (int i = 1; i < Math.min(fields.length, 9); i++) { // user nice system idle iowait irq softirq steal
+            all += Long.parseLong(fields[i]);
+        }
+        long idle = Long.parseLong(fields[4]) + Long.parseLong(fields[5]);
+        return new double[] {(all - idle) / 100.0, all / 100.0};
+    }
 }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 
 import dev.outbox.contract.Topics;
 import dev.outbox.relay.publish.KafkaPublisher;
@@ -104,7 +103,7 @@ public final class ConnectWorker {
     /** SIGTERM and wait (offsets flushed), as an operator's restart would; forcibly after 60 s. */
     public void stop() {
         if (process != null) {
-            terminate(process.pid());
+            BenchmarkSupport.terminate(process.pid());
         }
     }
 
@@ -233,18 +232,6 @@ public final class ConnectWorker {
             Thread.currentThread().interrupt();
             return false;
         }
-    }
-
-    /** SIGTERM a process this JVM started, and wait until it is gone. */
-    static void terminate(long pid) {
-        ProcessHandle.of(pid).ifPresent(p -> {
-            p.destroy();
-            try {
-                p.onExit().get(60, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                p.destroyForcibly();
-            }
-        });
     }
 
     private static void store(Properties properties, Path file) throws IOException {

@@ -4,10 +4,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,13 +13,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import javax.sql.DataSource;
 
 import dev.outbox.contract.EventEnvelope;
 import dev.outbox.contract.EventRecord;
@@ -41,7 +34,6 @@ import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.system.ProcessStats;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -55,7 +47,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The relay against what a user would run instead: Debezium's PostgreSQL connector and Outbox Event Router on a Kafka
@@ -293,7 +284,7 @@ class RelayVersusConnectBenchmarkTests {
             @Override
             public void stop() {
                 try {
-                    ConnectWorker.terminate(process.pid());
+                    BenchmarkSupport.terminate(process.pid());
                 } catch (NullPointerException notStarted) {
                     // never started: nothing to stop
                 }
@@ -424,11 +415,7 @@ class RelayVersusConnectBenchmarkTests {
 
     /** pg_recvlogical (pgoutput, the relay's publication) decoding one backlog's WAL, when it is installed. */
     private double rawDecoding() throws Exception {
-        Path binary = Stream.of(System.getenv("PATH").split(":"))
-                .map(p -> Path.of(p, "pg_recvlogical"))
-                .filter(Files::isExecutable)
-                .findFirst()
-                .orElse(null);
+        Path binary = BenchmarkSupport.pgRecvlogical().orElse(null);
         if (binary == null) {
             notes.add("raw decoding not measured: pg_recvlogical is not on the PATH (Debian: postgresql-client)");
             return Double.NaN;
@@ -437,27 +424,14 @@ class RelayVersusConnectBenchmarkTests {
         sql(setup, "SELECT pg_create_logical_replication_slot('" + setup.slot() + "', 'pgoutput')");
         preload(setup.database(), BACKLOG);
         String end = sql(setup, "SELECT pg_current_wal_lsn()::text");
-        ProcessBuilder recvlogical = new ProcessBuilder(
-                        binary.toString(),
-                        "-d",
-                        "host=" + pg.host() + " port=" + pg.port() + " dbname=" + setup.database() + " user="
-                                + Postgres.USER,
-                        "--slot",
-                        setup.slot(),
-                        "--start",
-                        "--endpos",
-                        end,
-                        "-o",
-                        "proto_version=1",
-                        "-o",
-                        "publication_names=outbox_publication",
-                        "--no-loop",
-                        "-f",
-                        "/dev/null")
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(
-                        work.resolve("pg_recvlogical.log").toFile()));
-        recvlogical.environment().put("PGPASSWORD", Postgres.PASSWORD); // never on the command line
+        ProcessBuilder recvlogical = BenchmarkSupport.recvlogical(
+                binary,
+                pg,
+                setup.database(),
+                setup.slot(),
+                "outbox_publication",
+                end,
+                work.resolve("pg_recvlogical.log"));
         long t0 = System.nanoTime();
         Process p = recvlogical.start();
         assertThat(p.waitFor(10, TimeUnit.MINUTES)).isTrue();
@@ -522,71 +496,28 @@ class RelayVersusConnectBenchmarkTests {
 
     // ---------------------------------------------------------------- backlog, topic, slot
 
-    /** 80% PaymentCreated, 20% PaymentRefunded, as payments-api writes them, in one transaction. */
     private static List<OutboxEvent> backlog(int events) {
-        List<OutboxEvent> backlog = new ArrayList<>(events);
-        int refunded = events / 5;
-        for (int i = 0; i < events - refunded; i++) {
-            UUID payment = UUID.randomUUID();
-            backlog.add(OutboxRows.event(payment, 1, OutboxRows.payload(payment, 1, "10.00")));
-            if (i < refunded) {
-                backlog.add(OutboxRows.event(payment, 2, OutboxRows.payload(payment, 2, "2.50")));
-            }
-        }
-        return backlog;
+        return BenchmarkSupport.backlog(events);
     }
 
     private long preload(String database, int events) {
-        DataSource ds = new DriverManagerDataSource(pg.jdbcUrl(database), Postgres.USER, Postgres.PASSWORD);
-        List<OutboxEvent> backlog = backlog(events);
-        OutboxRows.write(ds, backlog);
-        return backlog.size();
+        return BenchmarkSupport.preload(pg, database, events);
     }
 
     private void awaitOnTopic(String topic, long expected) {
-        try (Admin admin = Admin.create(kafka.adminClientProperties())) {
-            List<TopicPartition> partitions =
-                    List.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1), new TopicPartition(topic, 2));
-            Map<TopicPartition, OffsetSpec> latest =
-                    partitions.stream().collect(Collectors.toMap(p -> p, p -> OffsetSpec.latest()));
-            await().atMost(Duration.ofMinutes(10))
-                    .pollInterval(Duration.ofMillis(20))
-                    .until(() -> admin.listOffsets(latest).all().get().values().stream()
-                                    .mapToLong(o -> o.offset())
-                                    .sum()
-                            >= expected);
-        }
+        BenchmarkSupport.awaitOnTopic(kafka, topic, expected);
     }
 
     private void awaitSlotActive(Setup setup) {
-        await().atMost(Duration.ofSeconds(120))
-                .pollInterval(Duration.ofMillis(100))
-                .until(() -> "true"
-                        .equals(sql(
-                                setup,
-                                "SELECT active::text FROM pg_replication_slots WHERE slot_name = '" + setup.slot()
-                                        + "'")));
+        BenchmarkSupport.awaitSlotActive(pg, setup.database(), setup.slot());
     }
 
     private void dropSlot(Setup setup) {
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> "false"
-                        .equals(sql(
-                                setup,
-                                "SELECT active::text FROM pg_replication_slots WHERE slot_name = '" + setup.slot()
-                                        + "'")));
-        sql(setup, "SELECT pg_drop_replication_slot('" + setup.slot() + "')::text");
+        BenchmarkSupport.dropSlot(pg, setup.database(), setup.slot());
     }
 
     private String sql(Setup setup, String query) {
-        try (Connection c = pg.connect(setup.database());
-                PreparedStatement s = c.prepareStatement(query);
-                ResultSet rs = s.executeQuery()) {
-            return rs.next() ? rs.getString(1) : null;
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return BenchmarkSupport.sql(pg, setup.database(), query);
     }
 
     // ---------------------------------------------------------------- processes
@@ -618,23 +549,8 @@ class RelayVersusConnectBenchmarkTests {
         return cpu;
     }
 
-    /** The child process of this JVM running {@code mainClass} with {@code argument}, from /proc/PID/cmdline. */
     private static long pidOf(String mainClass, String argument) {
-        return ProcessHandle.current()
-                .children()
-                .filter(p -> {
-                    try {
-                        List<String> args =
-                                List.of(Files.readString(Path.of("/proc", String.valueOf(p.pid()), "cmdline"))
-                                        .split("\u0000"));
-                        return args.contains(mainClass) && args.contains(argument);
-                    } catch (IOException e) {
-                        return false;
-                    }
-                })
-                .mapToLong(ProcessHandle::pid)
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no process " + mainClass + " " + argument));
+        return BenchmarkSupport.pidOf(mainClass, argument);
     }
 
     // ---------------------------------------------------------------- report
