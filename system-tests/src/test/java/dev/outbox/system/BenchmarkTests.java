@@ -53,7 +53,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * The benchmark (not part of {@code ./mvnw verify}): every hop measured side by side in one run on this machine,
  * each against its raw limit, printed and written to target/benchmark as Markdown, CSV and an HTML chart.
- * {@code ./mvnw -B -Pbenchmark -pl accounting-consumer -am verify [-Dbench.backlog=100000]}
+ * {@code ./mvnw -B -Pbenchmark -pl system-tests -am verify -Dtest=BenchmarkTests [-Dbench.backlog=100000]}
  */
 @Tag("benchmark")
 class BenchmarkTests {
