@@ -1,11 +1,13 @@
 package dev.outbox.relay;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 
 import dev.outbox.infra.JavaProcess;
@@ -78,18 +80,39 @@ public final class RelayProcess implements AutoCloseable {
                         .asBoolean(false);
     }
 
+    /** The relay's meters from its Prometheus endpoint, each name summed over its tags. */
+    public Map<String, Double> meters() throws IOException, InterruptedException {
+        HttpResponse<String> response = get("/actuator/prometheus");
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("the relay's metrics answered " + response.statusCode());
+        }
+        Map<String, Double> meters = new HashMap<>();
+        for (String line : response.body().split("\n")) {
+            if (!line.startsWith("#") && !line.isBlank()) {
+                String name = line.substring(0, line.indexOf(line.contains("{") ? '{' : ' '));
+                meters.merge(name, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)), Double::sum);
+            }
+        }
+        return meters;
+    }
+
     private JsonNode health() {
         try {
-            HttpResponse<String> response = HTTP.send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
-                            .timeout(Duration.ofSeconds(3))
-                            .header("Authorization", "Bearer local-admin-token")
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> response = get("/actuator/health");
             return response.statusCode() == 200 || response.statusCode() == 503 ? JSON.readTree(response.body()) : null;
         } catch (Exception e) {
             return null;
         }
+    }
+
+    /** A management endpoint, with the local admin token. */
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(5))
+                        .header("Authorization", "Bearer local-admin-token")
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     @Override

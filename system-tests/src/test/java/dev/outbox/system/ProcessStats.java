@@ -15,9 +15,7 @@ public final class ProcessStats {
     /** user + system CPU of one live process, in seconds (0 when it is gone). */
     public static double cpuSeconds(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
+            return cpuSecondsOf(Files.readString(Path.of("/proc", String.valueOf(pid), "stat")));
         } catch (IOException e) {
             return 0;
         }
@@ -45,8 +43,7 @@ public final class ProcessStats {
                     String stat = Files.readString(task.resolve("stat"));
                     String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
                             .replaceAll("[0-9]+", "N");
-                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    threads.merge(name, (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0, Double::sum);
+                    threads.merge(name, cpuSecondsOf(stat), Double::sum);
                 } catch (IOException | RuntimeException gone) {
                     // the thread ended meanwhile
                 }
@@ -71,5 +68,11 @@ public final class ProcessStats {
         }
         long idle = Long.parseLong(fields[4]) + Long.parseLong(fields[5]);
         return new double[] {(all - idle) / 100.0, all / 100.0};
+    }
+
+    /** utime + stime of a /proc stat line (after the parenthesised name), in seconds at 100 ticks per second. */
+    private static double cpuSecondsOf(String stat) {
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / 100.0;
     }
 }

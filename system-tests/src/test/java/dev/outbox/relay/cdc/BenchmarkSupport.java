@@ -73,25 +73,24 @@ final class BenchmarkSupport {
     }
 
     static void awaitSlotActive(Postgres pg, String database, String slot) {
-        await().atMost(Duration.ofSeconds(120))
-                .pollInterval(Duration.ofMillis(100))
-                .until(() -> "true"
-                        .equals(sql(
-                                pg,
-                                database,
-                                "SELECT active::text FROM pg_replication_slots WHERE slot_name = '" + slot + "'")));
+        awaitSlot(pg, database, slot, true, Duration.ofSeconds(120));
     }
 
     /** Waits until no walsender holds the slot any more, then drops it. */
     static void dropSlot(Postgres pg, String database, String slot) {
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> "false"
+        awaitSlot(pg, database, slot, false, Duration.ofSeconds(60));
+        sql(pg, database, "SELECT pg_drop_replication_slot('" + slot + "')::text");
+    }
+
+    /** Waits until a walsender holds the slot ({@code active}) or none does. */
+    private static void awaitSlot(Postgres pg, String database, String slot, boolean active, Duration atMost) {
+        await().atMost(atMost)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> String.valueOf(active)
                         .equals(sql(
                                 pg,
                                 database,
                                 "SELECT active::text FROM pg_replication_slots WHERE slot_name = '" + slot + "'")));
-        sql(pg, database, "SELECT pg_drop_replication_slot('" + slot + "')::text");
     }
 
     /** The first column of the first row, or {@code null}. */

@@ -85,7 +85,7 @@ class RelayVersusConnectBenchmarkTests {
     private long brokerPid;
     private final List<String> notes = new ArrayList<>();
     /** Events written to every contender's database before its warm-up; their records are compared byte for byte. */
-    private final List<OutboxEvent> probe = backlog(50);
+    private final List<OutboxEvent> probe = BenchmarkSupport.backlog(50);
     /** Per contender and round: each probe event's record as published (key, value, headers in order, hex). */
     private final Map<String, Map<String, String>> probes = new LinkedHashMap<>();
 
@@ -115,7 +115,7 @@ class RelayVersusConnectBenchmarkTests {
                         new KafkaBroker.ChildProcess(Ports.free(), work.resolve("kafka")).start()) {
             pg = durable;
             kafka = broker;
-            brokerPid = pidOf(
+            brokerPid = BenchmarkSupport.pidOf(
                     "dev.outbox.infra.KafkaBroker",
                     broker.bootstrapServers()
                             .substring(broker.bootstrapServers().lastIndexOf(':') + 1));
@@ -332,10 +332,6 @@ class RelayVersusConnectBenchmarkTests {
         };
     }
 
-    private Map<String, Object> relayProducerSettings() {
-        return ConnectWorker.producerSettings(kafka.bootstrapServers(), Map.of());
-    }
-
     /** The worker's class path (see {@link ConnectWorker#classpath()}), noted in the report. */
     private String connectClasspath() throws Exception {
         String classpath = ConnectWorker.classpath();
@@ -455,7 +451,7 @@ class RelayVersusConnectBenchmarkTests {
         try (Admin admin = Admin.create(kafka.adminClientProperties())) {
             admin.createTopics(List.of(new NewTopic(topic, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
         }
-        for (OutboxEvent e : backlog(BACKLOG)) {
+        for (OutboxEvent e : BenchmarkSupport.backlog(BACKLOG)) {
             records.add(new EventRecord(
                     topic,
                     e.aggregateId().toString(),
@@ -472,7 +468,8 @@ class RelayVersusConnectBenchmarkTests {
         String[] codecs = {"lz4", "none", "zstd"};
         for (int pass = 0; pass < 2; pass++) { // the first pass warms the JIT
             for (int c = 0; c < codecs.length; c++) {
-                Map<String, Object> settings = new HashMap<>(relayProducerSettings());
+                Map<String, Object> settings =
+                        new HashMap<>(ConnectWorker.producerSettings(kafka.bootstrapServers(), Map.of()));
                 settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codecs[c]);
                 try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(settings)) {
                     double cpu0 =
@@ -495,10 +492,6 @@ class RelayVersusConnectBenchmarkTests {
     }
 
     // ---------------------------------------------------------------- backlog, topic, slot
-
-    private static List<OutboxEvent> backlog(int events) {
-        return BenchmarkSupport.backlog(events);
-    }
 
     private long preload(String database, int events) {
         return BenchmarkSupport.preload(pg, database, events);
@@ -547,10 +540,6 @@ class RelayVersusConnectBenchmarkTests {
         cpu.put("pg:" + postmaster, rest);
         cpu.put("broker", ProcessStats.cpuSeconds(brokerPid));
         return cpu;
-    }
-
-    private static long pidOf(String mainClass, String argument) {
-        return BenchmarkSupport.pidOf(mainClass, argument);
     }
 
     // ---------------------------------------------------------------- report

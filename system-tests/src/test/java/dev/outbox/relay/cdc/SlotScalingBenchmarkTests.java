@@ -1,10 +1,6 @@
 package dev.outbox.relay.cdc;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -75,8 +71,6 @@ class SlotScalingBenchmarkTests {
     /** The relay's safety-net grace (relay.safety-net.grace, not overridden here): every drain must end well inside. */
     static final Duration GRACE = Duration.ofSeconds(60);
 
-    private static final HttpClient HTTP =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Pattern SAFETY_NET = Pattern.compile("safety net published (\\d+) events");
 
     private Path work;
@@ -201,10 +195,8 @@ class SlotScalingBenchmarkTests {
                 .mapToObj(i -> "slot_" + suffix + "_" + i)
                 .toList();
         List<RelayProcess> processes = new ArrayList<>();
-        List<Integer> ports = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
         for (int i = 0; i < relays; i++) {
-            int port = Ports.free();
             Map<String, String> env = new HashMap<>();
             env.put("RELAY_DB_HOST", pg.host());
             env.put("RELAY_DB_PORT", String.valueOf(pg.port()));
@@ -214,10 +206,9 @@ class SlotScalingBenchmarkTests {
             env.put("RELAY_CDC_PUBLICATION", publications.get(i));
             env.put("RELAY_CDC_OFFSETS_TOPIC", "offsets-" + suffix + "-" + i);
             env.put("RELAY_TOPIC_PATTERN", topicPattern);
-            env.put("RELAY_HTTP_PORT", String.valueOf(port));
+            env.put("RELAY_HTTP_PORT", String.valueOf(Ports.free()));
             String name = "scale-" + suffix + "-" + i;
             processes.add(new RelayProcess(env, name));
-            ports.add(port);
             logs.add(Path.of("target", "relay-" + name + ".log"));
         }
         try {
@@ -261,15 +252,15 @@ class SlotScalingBenchmarkTests {
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> {
                         long acknowledged = 0;
-                        for (int port : ports) {
-                            acknowledged += Math.round(metrics(port).getOrDefault("outbox_relay_published_total", 0.0));
+                        for (RelayProcess p : processes) {
+                            acknowledged += Math.round(p.meters().getOrDefault("outbox_relay_published_total", 0.0));
                         }
                         return acknowledged >= written;
                     });
             List<Long> published = new ArrayList<>();
             long skipped = 0;
-            for (int port : ports) {
-                Map<String, Double> metrics = metrics(port);
+            for (RelayProcess p : processes) {
+                Map<String, Double> metrics = p.meters();
                 published.add(Math.round(metrics.getOrDefault("outbox_relay_published_total", 0.0)));
                 skipped += Math.round(metrics.getOrDefault("outbox_cdc_skipped_total", 0.0));
             }
@@ -466,26 +457,6 @@ class SlotScalingBenchmarkTests {
             }
         }
         return new long[] {records, ids.size(), violations};
-    }
-
-    /** The relay's meters from its Prometheus endpoint (the local admin token). */
-    private static Map<String, Double> metrics(int port) throws IOException, InterruptedException {
-        HttpResponse<String> response = HTTP.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/prometheus"))
-                        .timeout(Duration.ofSeconds(5))
-                        .header("Authorization", "Bearer local-admin-token")
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as("the relay's metrics").isEqualTo(200);
-        Map<String, Double> metrics = new HashMap<>();
-        for (String line : response.body().split("\n")) {
-            if (!line.startsWith("#") && !line.isBlank()) {
-                String name = line.substring(0, line.indexOf(line.contains("{") ? '{' : ' '));
-                double value = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-                metrics.merge(name, value, Double::sum);
-            }
-        }
-        return metrics;
     }
 
     /** Events the safety net published, from the relays' logs (it says so on each sweep that found any). */
