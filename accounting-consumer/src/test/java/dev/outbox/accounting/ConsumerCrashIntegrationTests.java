@@ -20,6 +20,7 @@ import dev.outbox.infra.SharedInfra;
 import dev.outbox.pause.PausingConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 import static dev.outbox.accounting.EventFixtures.record;
@@ -33,7 +34,7 @@ import static org.awaitility.Awaitility.await;
 class ConsumerCrashIntegrationTests {
 
     @Test
-    void crashAfterDbCommitBeforeOffsetCommitRedeliversWithoutASecondEntry() throws Exception {
+    void crashAfterDbCommitBeforeOffsetCommitRedeliversWithoutASecondEntry(@TempDir Path tmp) throws Exception {
         String topic = "crash-" + Long.toHexString(System.nanoTime());
         EventFixtures.createTopic(topic, 3);
         String database = EventFixtures.accountingDatabase();
@@ -47,7 +48,7 @@ class ConsumerCrashIntegrationTests {
             }
             producer.flush();
         }
-        Path marker = Files.createTempDirectory("crash").resolve("reached");
+        Path marker = tmp.resolve("reached");
         int port = Ports.free();
         int management = Ports.free();
         Map<String, String> env = new HashMap<>(Map.of(

@@ -1,6 +1,6 @@
 package dev.outbox.relay;
 
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +12,7 @@ import dev.outbox.infra.Ports;
 import dev.outbox.infra.TopicReader;
 import dev.outbox.payments.outbox.OutboxEvent;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,13 +22,12 @@ import static org.awaitility.Awaitility.await;
 class CdcRelayBrokerOutageIntegrationTests {
 
     @Test
-    void brokerDownForAWhileLosesNothing() throws Exception {
+    void brokerDownForAWhileLosesNothing(@TempDir Path tmp) throws Exception {
         String database = OutboxRows.migratedDatabase();
         String suffix = "outage" + Long.toHexString(System.nanoTime());
         String topic = "t-" + suffix + ".payment.events";
-        try (KafkaBroker.ChildProcess broker = new KafkaBroker.ChildProcess(
-                        Ports.free(), Files.createTempDirectory("kafka-outage").resolve("data"))
-                .start()) {
+        try (KafkaBroker.ChildProcess broker =
+                new KafkaBroker.ChildProcess(Ports.free(), tmp.resolve("data")).start()) {
             Map<String, String> env = RelayFixtures.relayEnv(database, broker.bootstrapServers(), suffix, Ports.free());
             try (ConfigurableApplicationContext relay =
                     RelayApplication.builder().run(RelayFixtures.asArgs(env))) {

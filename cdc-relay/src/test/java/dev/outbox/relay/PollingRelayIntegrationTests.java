@@ -4,7 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -28,6 +28,7 @@ import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -118,14 +119,11 @@ class PollingRelayIntegrationTests {
     }
 
     @Test
-    void brokerDownGrowsAttemptsRespectsNextAttemptAtAndJitters() throws Exception {
+    void brokerDownGrowsAttemptsRespectsNextAttemptAtAndJitters(@TempDir Path tmp) throws Exception {
         String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = recordClaims(database);
         String suffix = "pdown" + Long.toHexString(System.nanoTime());
-        try (KafkaBroker.ChildProcess broker = new KafkaBroker.ChildProcess(
-                                Ports.free(),
-                                Files.createTempDirectory("kafka-pdown").resolve("data"))
-                        .start();
+        try (KafkaBroker.ChildProcess broker = new KafkaBroker.ChildProcess(Ports.free(), tmp.resolve("data")).start();
                 ConfigurableApplicationContext relay = polling(
                         database,
                         broker.bootstrapServers(),

@@ -19,7 +19,7 @@ enum InfraSource {
 
         @Override
         Kafka startKafka() {
-            return new KafkaBroker(Ports.free(), SharedInfra.tempDir("kafka")).start();
+            return KafkaBroker.throwAway(Ports.free()).start();
         }
     },
     TESTCONTAINERS {

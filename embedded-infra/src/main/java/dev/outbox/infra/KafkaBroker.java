@@ -39,6 +39,7 @@ public final class KafkaBroker implements Kafka {
     private final int controllerPort;
     private final Path logDir;
     private final String adminPassword;
+    private final boolean throwAway;
     private KafkaRaftServer server;
 
     public KafkaBroker(int port, Path logDir) {
@@ -46,14 +47,20 @@ public final class KafkaBroker implements Kafka {
     }
 
     public KafkaBroker(int port, int controllerPort, Path logDir) {
-        this(port, controllerPort, logDir, null);
+        this(port, controllerPort, logDir, null, false);
     }
 
-    private KafkaBroker(int port, int controllerPort, Path logDir, String adminPassword) {
+    private KafkaBroker(int port, int controllerPort, Path logDir, String adminPassword, boolean throwAway) {
+        this.throwAway = throwAway;
         this.port = port;
         this.controllerPort = controllerPort;
         this.logDir = logDir;
         this.adminPassword = adminPassword;
+    }
+
+    /** A plaintext broker whose log directory is created for it and deleted when it closes. */
+    public static KafkaBroker throwAway(int port) {
+        return new KafkaBroker(port, Ports.free(), ThrowAwayDirectory.create("kafka"), null, true);
     }
 
     /**
@@ -61,7 +68,7 @@ public final class KafkaBroker implements Kafka {
      * into the metadata when {@code logDir} is formatted and must stay the same for that directory.
      */
     public static KafkaBroker secured(int port, int controllerPort, Path logDir, String adminPassword) {
-        return new KafkaBroker(port, controllerPort, logDir, adminPassword);
+        return new KafkaBroker(port, controllerPort, logDir, adminPassword, false);
     }
 
     public boolean isSecured() {
@@ -124,6 +131,9 @@ public final class KafkaBroker implements Kafka {
             server.shutdown();
             server.awaitShutdown();
             server = null;
+        }
+        if (throwAway) {
+            ThrowAwayDirectory.delete(logDir);
         }
     }
 
@@ -210,7 +220,8 @@ public final class KafkaBroker implements Kafka {
                         Integer.parseInt(args[0]),
                         Integer.parseInt(args[1]),
                         Path.of(args[2]),
-                        System.getenv("KAFKA_ADMIN_PASSWORD"))
+                        System.getenv("KAFKA_ADMIN_PASSWORD"),
+                        false)
                 .start();
         Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "kafka-shutdown"));
         System.out.println("READY " + broker.bootstrapServers());

@@ -64,7 +64,7 @@ public final class PostgresServer implements Postgres {
     /** As {@link #start(int, Path, boolean)}, with server settings overridden (e.g. {@code wal_level=replica}). */
     public static PostgresServer start(int port, Path dataDir, boolean durable, Map<String, String> overrides) {
         try {
-            Path dir = dataDir != null ? dataDir : java.nio.file.Files.createTempDirectory("pg-data");
+            Path dir = dataDir != null ? dataDir : ThrowAwayDirectory.create("pg-data");
             return new PostgresServer(
                     builder(port, dir, durable, overrides).start(), dir, durable, overrides, dataDir == null);
         } catch (IOException e) {
@@ -220,11 +220,23 @@ public final class PostgresServer implements Postgres {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        // polled: the postmaster is not this JVM's child (pg_ctl started it), and onExit() polls slowly for those
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        if (!awaitExit(pid, Duration.ofSeconds(30))) {
+            throw new IllegalStateException("the postmaster " + pid + " survived SIGKILL");
+        }
+        Ports.awaitClosed(port(), Duration.ofSeconds(30));
+        return killed;
+    }
+
+    /**
+     * Polled: the postmaster is not this JVM's child (pg_ctl started it), and onExit() polls slowly for those.
+     *
+     * @return whether the process is gone
+     */
+    private static boolean awaitExit(long pid, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
         while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the postmaster " + pid + " survived SIGKILL");
+                return false;
             }
             try {
                 Thread.sleep(10);
@@ -233,8 +245,7 @@ public final class PostgresServer implements Postgres {
                 throw new IllegalStateException(e);
             }
         }
-        Ports.awaitClosed(port(), Duration.ofSeconds(30));
-        return killed;
+        return true;
     }
 
     /**
@@ -278,18 +289,24 @@ public final class PostgresServer implements Postgres {
         }
     }
 
+    /**
+     * Stops the server and waits for its postmaster to exit: zonky's stop gives pg_ctl five seconds, and a durable
+     * server's shutdown checkpoint can take longer, so deleting right after it raced with the server still writing.
+     * A throw-away data directory is deleted once the server is gone.
+     */
     @Override
     public synchronized void close() {
+        long pid = java.nio.file.Files.exists(dataDir.resolve("postmaster.pid")) ? postmasterPid() : -1;
         try {
             postgres.close();
-            if (throwAway) {
-                try (var files = java.nio.file.Files.walk(dataDir)) {
-                    files.sorted(java.util.Comparator.reverseOrder())
-                            .forEach(f -> f.toFile().delete());
-                }
-            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        if (pid > 0 && !awaitExit(pid, Duration.ofSeconds(60))) {
+            throw new IllegalStateException("the postmaster " + pid + " did not stop within 60 s");
+        }
+        if (throwAway) {
+            ThrowAwayDirectory.delete(dataDir);
         }
     }
 }

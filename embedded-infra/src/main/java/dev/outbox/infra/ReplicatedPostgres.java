@@ -9,7 +9,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
 
 /**
@@ -64,12 +63,7 @@ public final class ReplicatedPostgres implements AutoCloseable {
      */
     public static ReplicatedPostgres start(boolean synchronousCommit, boolean syncSlots) {
         PostgresServer primary = PostgresServer.start(Ports.free(), null, false);
-        Path standbyDir;
-        try {
-            standbyDir = Files.createTempDirectory("pg-standby");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Path standbyDir = ThrowAwayDirectory.create("pg-standby");
         try {
             execute(primary, "SELECT pg_create_physical_replication_slot('" + STANDBY_SLOT + "')");
             primary.copyStoppedTo(standbyDir);
@@ -272,11 +266,7 @@ public final class ReplicatedPostgres implements AutoCloseable {
             standby.close();
         } finally {
             primary.close();
-            try (var files = Files.walk(standbyDir)) {
-                files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-            } catch (IOException e) {
-                // a temp directory; best effort
-            }
+            ThrowAwayDirectory.delete(standbyDir);
         }
     }
 }

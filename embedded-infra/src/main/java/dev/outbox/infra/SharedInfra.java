@@ -1,10 +1,5 @@
 package dev.outbox.infra;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-
 import org.apache.kafka.common.utils.AppInfoParser;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,13 +65,5 @@ public final class SharedInfra {
         String name = prefix + "_" + Long.toHexString(System.nanoTime());
         postgres().createDatabase(name);
         return name;
-    }
-
-    static Path tempDir(String prefix) {
-        try {
-            return Files.createTempDirectory(prefix);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -1,6 +1,5 @@
 package dev.outbox.infra;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -16,6 +15,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -64,8 +64,7 @@ class EmbeddedInfraIntegrationTests {
     }
 
     @Test
-    void childBrokerSurvivesSigkillWithItsData() throws Exception {
-        Path dir = Files.createTempDirectory("kafka-child");
+    void childBrokerSurvivesSigkillWithItsData(@TempDir Path dir) throws Exception {
         int port = Ports.free();
         try (var broker = new KafkaBroker.ChildProcess(port, dir.resolve("data")).start()) {
             assertThat(broker.isAlive()).isTrue();

@@ -17,6 +17,7 @@ import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.pause.PausingPaymentsApi;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -31,12 +32,12 @@ import static org.awaitility.Awaitility.await;
 class ApiCrashIntegrationTests {
 
     @Test
-    void crashBetweenCommitAndResponseThenClientRetryGetsTheSameResponse() throws Exception {
+    void crashBetweenCommitAndResponseThenClientRetryGetsTheSameResponse(@TempDir Path tmp) throws Exception {
         String database = SharedInfra.freshDatabase("payments");
         JdbcClient jdbc = JdbcClient.create(new DriverManagerDataSource(
                 SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER, PostgresServer.PASSWORD));
         int port = Ports.free();
-        Path marker = Files.createTempDirectory("api-crash").resolve("reached");
+        Path marker = tmp.resolve("reached");
         Map<String, String> env = new HashMap<>(Map.of(
                 "PAYMENTS_DB_URL", SharedInfra.postgres().jdbcUrl(database),
                 "PAYMENTS_HTTP_PORT", String.valueOf(port),

@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,15 +29,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ComposeKafkaProvisioningIntegrationTests {
 
     @Test
-    void composesInitScriptGrantsExactlyTheAclsOfTheSharedFile() throws Exception {
+    void composesInitScriptGrantsExactlyTheAclsOfTheSharedFile(@TempDir Path tmp) throws Exception {
         Path root = ComposeConfigurationTests.root();
-        Path bin = Files.createTempDirectory("kafka-bin");
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
         tool(bin, "kafka-configs.sh", "kafka.admin.ConfigCommand");
         tool(bin, "kafka-topics.sh", "org.apache.kafka.tools.TopicCommand");
         tool(bin, "kafka-acls.sh", "org.apache.kafka.tools.AclCommand");
-        try (KafkaBroker.ChildProcess kafka = new KafkaBroker.ChildProcess(
-                        Ports.free(), Files.createTempDirectory("kafka-compose").resolve("data"), "admin-secret")
-                .start()) {
+        try (KafkaBroker.ChildProcess kafka =
+                new KafkaBroker.ChildProcess(Ports.free(), tmp.resolve("data"), "admin-secret").start()) {
             ProcessBuilder script = new ProcessBuilder(
                             "bash", root.resolve("docker/kafka/provision.sh").toString())
                     .redirectErrorStream(true)

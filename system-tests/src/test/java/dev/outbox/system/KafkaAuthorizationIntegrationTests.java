@@ -4,7 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -31,6 +31,7 @@ import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -64,13 +65,11 @@ class KafkaAuthorizationIntegrationTests {
     static final String TOPIC = "payments.payment.events";
 
     @Test
-    void onlyTheRelayAndTheConsumersReplayPrincipalWriteTheEventsAndForgedEventsNeverReachTheLedger() throws Exception {
+    void onlyTheRelayAndTheConsumersReplayPrincipalWriteTheEventsAndForgedEventsNeverReachTheLedger(@TempDir Path tmp)
+            throws Exception {
         try (PostgresServer pg = PostgresServer.start(Ports.free(), null, false);
-                KafkaBroker.ChildProcess kafka = new KafkaBroker.ChildProcess(
-                                Ports.free(),
-                                Files.createTempDirectory("kafka-secured").resolve("data"),
-                                ADMIN_PASSWORD)
-                        .start()) {
+                KafkaBroker.ChildProcess kafka =
+                        new KafkaBroker.ChildProcess(Ports.free(), tmp.resolve("data"), ADMIN_PASSWORD).start()) {
             pg.applyInitScript();
             try (Admin admin = Admin.create(kafka.adminClientProperties())) {
                 KafkaAccess.provision(admin, PASSWORDS);

@@ -78,6 +78,11 @@ class RelayVersusConnectBenchmarkTests {
     static final boolean LIMITS = Boolean.parseBoolean(System.getProperty("bench.limits", "true"));
     /** Extra environment for the relay, {@code NAME=value} pairs separated by {@code |}, for trying settings. */
     static final String RELAY_ENV = System.getProperty("bench.relayEnv", "");
+    /**
+     * SQL run on every contender's database after the migrations, for trying a schema change side by side, e.g. an
+     * outbox whose marks can be HOT updates: {@code -Dbench.schemaSql="DROP INDEX ix_outbox_ready; ..."}.
+     */
+    static final String SCHEMA_SQL = System.getProperty("bench.schemaSql", "");
 
     private Path work;
     private PostgresServer pg;
@@ -206,12 +211,18 @@ class RelayVersusConnectBenchmarkTests {
         double coldSeconds = (System.nanoTime() - c0) / 1e9;
         double coldCpu = ProcessStats.cpuSeconds(contender.pid());
         contender.stop();
+        // pg_stat_user_tables: whether the relay's marks were HOT updates (no index entries) or not
+        String updates = BenchmarkSupport.sql(
+                pg,
+                setup.database(),
+                "SELECT n_tup_upd || ' updates, ' || n_tup_hot_upd || ' HOT' FROM pg_stat_user_tables"
+                        + " WHERE relname = 'outbox_messages'");
         dropSlot(setup);
         Run run = new Run(name, round, BACKLOG / warmSeconds, per100k, threadsPer100k, rss, coldSeconds, coldCpu);
         System.out.printf(
                 "CONTEST %s round %d: warm %.0f events/s, CPU-s per 100k %s (total %.2f), peak RSS %.0f MiB, cold %.1f s"
-                        + " (JVM CPU %.1f s)%n",
-                name, round, run.warmEventsPerSecond(), per100k, run.cpuTotal(), rss, coldSeconds, coldCpu);
+                        + " (JVM CPU %.1f s); outbox rows: %s%n",
+                name, round, run.warmEventsPerSecond(), per100k, run.cpuTotal(), rss, coldSeconds, coldCpu, updates);
         return run;
     }
 
@@ -225,6 +236,14 @@ class RelayVersusConnectBenchmarkTests {
             this.database = "bench_" + suffix;
             pg.createDatabase(database);
             OutboxRows.migrate(pg.jdbcUrl(database), Postgres.USER, Postgres.PASSWORD);
+            if (!SCHEMA_SQL.isBlank()) {
+                try (java.sql.Connection c = pg.connect(database);
+                        java.sql.Statement statement = c.createStatement()) {
+                    statement.execute(SCHEMA_SQL);
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
             try (Admin admin = Admin.create(kafka.adminClientProperties())) {
                 admin.createTopics(List.of(new NewTopic(topic(), 3, (short) 1)))
                         .all()
