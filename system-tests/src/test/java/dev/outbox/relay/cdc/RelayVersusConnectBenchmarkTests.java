@@ -67,6 +67,8 @@ class RelayVersusConnectBenchmarkTests {
 
     static final int BACKLOG = Integer.getInteger("bench.backlog", 100_000);
     static final int ROUNDS = Integer.getInteger("bench.rounds", 2);
+    /** Events drained before the warm drain is measured ({@code -Dbench.warmup}); half a backlog by default. */
+    static final int WARMUP = Integer.getInteger("bench.warmup", BACKLOG / 2);
     /** Both contenders' JVMs run with RelayProcess's flags: -Xmx384m -XX:+UseSerialGC -Xshare:auto. */
     static final List<String> JVM_FLAGS = ConnectWorker.JVM_FLAGS;
     /** Extra options for both contenders' JVMs, e.g. a flight recording: {@code -Dbench.jvmOptions=...}. */
@@ -175,8 +177,8 @@ class RelayVersusConnectBenchmarkTests {
                 new DriverManagerDataSource(pg.jdbcUrl(setup.database()), Postgres.USER, Postgres.PASSWORD), probe);
         expected += probe.size();
 
-        // warm-up: half a backlog, not measured
-        expected += preload(setup.database(), BACKLOG / 2);
+        // warm-up: half a backlog unless told otherwise, not measured
+        expected += preload(setup.database(), WARMUP);
         awaitOnTopic(setup.topic(), expected);
 
         // warm: the backlog committed while the contender runs, from the commit to the last record on the topic
@@ -605,12 +607,32 @@ class RelayVersusConnectBenchmarkTests {
             md.append('\n');
         }
         md.append("\n");
-        md.append(
-                String.format("- raw decoding of one backlog's WAL (pg_recvlogical, pgoutput): %.0f events/s%n", raw));
-        md.append(String.format(
-                "- bare producer, relay settings, in the benchmark's JVM: lz4 %.0f events/s (%.2f CPU-s per 100k),"
-                        + " none %.0f (%.2f), zstd %.0f (%.2f)%n",
-                bare[0], bare[1], bare[2], bare[3], bare[4], bare[5]));
+        if (LIMITS) {
+            if (!Double.isNaN(raw)) {
+                md.append(String.format(
+                        "- raw decoding of one backlog's WAL (pg_recvlogical, pgoutput): %.0f events/s%n", raw));
+            }
+            md.append(String.format(
+                    "- bare producer, relay settings, in the benchmark's JVM: lz4 %.0f events/s (%.2f CPU-s per 100k),"
+                            + " none %.0f (%.2f), zstd %.0f (%.2f)%n",
+                    bare[0], bare[1], bare[2], bare[3], bare[4], bare[5]));
+        } else {
+            md.append("- raw decoding and the bare producer not measured (-Dbench.limits=false)\n");
+        }
+        md.append(String.format("- warm-up before the warm drain: %d events%n", WARMUP));
+        if (!EXTRA_JVM_OPTIONS.isBlank()) {
+            md.append("- both contenders' JVMs also ran with: ")
+                    .append(EXTRA_JVM_OPTIONS)
+                    .append('\n');
+        }
+        if (!RELAY_ENV.isBlank()) {
+            md.append("- the relay's extra environment: ").append(RELAY_ENV).append('\n');
+        }
+        if (!SCHEMA_SQL.isBlank()) {
+            md.append("- run on every contender's database after the migrations: ")
+                    .append(SCHEMA_SQL)
+                    .append('\n');
+        }
         notes.forEach(n -> md.append("- ").append(n).append('\n'));
         Path dir = Files.createDirectories(Path.of("target", "benchmark"));
         Files.writeString(dir.resolve("relay-vs-connect.md"), md.toString());
