@@ -53,6 +53,7 @@ public final class BootJar {
                         List.of(
                                 java(),
                                 "-XX:+UseSerialGC",
+                                JavaProcess.TEMP_DIRECTORY_OPTION,
                                 "-XX:ArchiveClassesAtExit=" + archive,
                                 "-Dspring.context.exit=onRefresh",
                                 "-Dserver.port=0",

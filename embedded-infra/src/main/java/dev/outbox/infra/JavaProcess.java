@@ -15,6 +15,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class JavaProcess {
 
+    /** This JVM's temporary directory, passed on to every child. */
+    static final String TEMP_DIRECTORY_OPTION = "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir");
+
     private JavaProcess() {}
 
     public static Builder builder(String mainClass, String... args) {
@@ -79,6 +82,8 @@ public final class JavaProcess {
             command.add("-Xmx" + heap);
             command.add("-XX:+UseSerialGC");
             command.add("-Xshare:auto");
+            // a child keeps its temporary files where its parent does (under the tests: the module's target directory)
+            command.add(TEMP_DIRECTORY_OPTION);
             command.addAll(jvmArgs);
             command.add("-cp");
             command.add(classPath);
