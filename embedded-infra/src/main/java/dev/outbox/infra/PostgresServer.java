@@ -17,6 +17,8 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  */
 public final class PostgresServer implements Postgres {
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(PostgresServer.class);
+
     /**
      * The major version of the binaries this build runs (the parent pom's postgres-binaries.version): compose's
      * image, the container path's and a local run's data directory use the same; ServerVersionsIntegrationTests
@@ -63,12 +65,26 @@ public final class PostgresServer implements Postgres {
 
     /** As {@link #start(int, Path, boolean)}, with server settings overridden (e.g. {@code wal_level=replica}). */
     public static PostgresServer start(int port, Path dataDir, boolean durable, Map<String, String> overrides) {
+        return start(
+                port,
+                dataDir != null ? dataDir : ThrowAwayDirectory.create("pg-data"),
+                durable,
+                overrides,
+                dataDir == null);
+    }
+
+    /** @param throwAway delete {@code dir} when the server stops (or fails to start) */
+    static PostgresServer start(int port, Path dir, boolean durable, Map<String, String> overrides, boolean throwAway) {
         try {
-            Path dir = dataDir != null ? dataDir : ThrowAwayDirectory.create("pg-data");
             return new PostgresServer(
-                    builder(port, dir, durable, overrides).start(), dir, durable, overrides, dataDir == null);
-        } catch (IOException e) {
-            throw new UncheckedIOException("embedded PostgreSQL did not start", e);
+                    builder(port, dir, durable, overrides).start(), dir, durable, overrides, throwAway);
+        } catch (IOException | RuntimeException e) {
+            if (throwAway) {
+                ThrowAwayDirectory.delete(dir);
+            }
+            throw e instanceof IOException io
+                    ? new UncheckedIOException("embedded PostgreSQL did not start", io)
+                    : (RuntimeException) e;
         }
     }
 
@@ -224,6 +240,12 @@ public final class PostgresServer implements Postgres {
             throw new IllegalStateException("the postmaster " + pid + " survived SIGKILL");
         }
         Ports.awaitClosed(port(), Duration.ofSeconds(30));
+        try {
+            // a killed postmaster leaves its pid file behind; the next start would find it stale, close() waits on it
+            java.nio.file.Files.deleteIfExists(dataDir.resolve("postmaster.pid"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         return killed;
     }
 
@@ -259,6 +281,9 @@ public final class PostgresServer implements Postgres {
         try {
             postgres.close();
             Ports.awaitClosed(port, Duration.ofSeconds(30));
+            if (!awaitStopped(Duration.ofSeconds(60))) {
+                throw new IllegalStateException("PostgreSQL did not stop within 60 s; its directory cannot be copied");
+            }
             java.nio.file.Files.createDirectories(target);
             try (var files = java.nio.file.Files.walk(dataDir)) {
                 for (Path source : (Iterable<Path>) files::iterator) {
@@ -290,23 +315,39 @@ public final class PostgresServer implements Postgres {
     }
 
     /**
-     * Stops the server and waits for its postmaster to exit: zonky's stop gives pg_ctl five seconds, and a durable
-     * server's shutdown checkpoint can take longer, so deleting right after it raced with the server still writing.
-     * A throw-away data directory is deleted once the server is gone.
+     * Stops the server and waits until its postmaster has exited (it deletes postmaster.pid last, which is what
+     * {@code pg_ctl -w} waits for): zonky gives pg_ctl five seconds, and a durable server's shutdown checkpoint can take
+     * longer, so deleting right after it raced with the server still writing. A throw-away data directory is deleted
+     * once the server is gone, and left in place (with a warning) if it is not.
      */
     @Override
     public synchronized void close() {
-        long pid = java.nio.file.Files.exists(dataDir.resolve("postmaster.pid")) ? postmasterPid() : -1;
         try {
             postgres.close();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        if (pid > 0 && !awaitExit(pid, Duration.ofSeconds(60))) {
-            throw new IllegalStateException("the postmaster " + pid + " did not stop within 60 s");
-        }
-        if (throwAway) {
+        if (!awaitStopped(Duration.ofSeconds(60))) {
+            log.warn("PostgreSQL in {} did not stop within 60 s; its data directory is left in place", dataDir);
+        } else if (throwAway) {
             ThrowAwayDirectory.delete(dataDir);
         }
+    }
+
+    /** @return whether postmaster.pid is gone: the postmaster removes it as the last step of its exit */
+    private boolean awaitStopped(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (java.nio.file.Files.exists(dataDir.resolve("postmaster.pid"))) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
     }
 }

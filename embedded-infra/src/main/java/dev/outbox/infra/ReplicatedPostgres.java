@@ -38,12 +38,10 @@ public final class ReplicatedPostgres implements AutoCloseable {
 
     private final PostgresServer primary;
     private final PostgresServer standby;
-    private final Path standbyDir;
 
-    private ReplicatedPostgres(PostgresServer primary, PostgresServer standby, Path standbyDir) {
+    private ReplicatedPostgres(PostgresServer primary, PostgresServer standby) {
         this.primary = primary;
         this.standby = standby;
-        this.standbyDir = standbyDir;
     }
 
     /**
@@ -83,10 +81,12 @@ public final class ReplicatedPostgres implements AutoCloseable {
                     java.nio.file.StandardOpenOption.APPEND);
         } catch (IOException e) {
             primary.close();
+            ThrowAwayDirectory.delete(standbyDir);
             throw new UncheckedIOException(e);
         }
-        PostgresServer standby = PostgresServer.start(Ports.free(), standbyDir, false, Map.of());
-        ReplicatedPostgres pair = new ReplicatedPostgres(primary, standby, standbyDir);
+        // the standby's directory goes with it: deleted once it has stopped
+        PostgresServer standby = PostgresServer.start(Ports.free(), standbyDir, false, Map.of(), true);
+        ReplicatedPostgres pair = new ReplicatedPostgres(primary, standby);
         try {
             pair.awaitStreaming(Duration.ofSeconds(60));
             execute(primary, "ALTER SYSTEM SET synchronized_standby_slots = '" + STANDBY_SLOT + "'");
@@ -266,7 +266,6 @@ public final class ReplicatedPostgres implements AutoCloseable {
             standby.close();
         } finally {
             primary.close();
-            ThrowAwayDirectory.delete(standbyDir);
         }
     }
 }

@@ -219,6 +219,7 @@ class RelayVersusConnectBenchmarkTests {
                 setup.database(),
                 "SELECT n_tup_upd || ' updates, ' || n_tup_hot_upd || ' HOT' FROM pg_stat_user_tables"
                         + " WHERE relname = 'outbox_messages'");
+        notes.add(String.format("%s r%d, outbox rows (pg_stat_user_tables): %s", name, round, updates));
         dropSlot(setup);
         Run run = new Run(name, round, BACKLOG / warmSeconds, per100k, threadsPer100k, rss, coldSeconds, coldCpu);
         System.out.printf(
