@@ -203,6 +203,27 @@ public final class PostgresServer implements Postgres {
         }
     }
 
+    /**
+     * postmaster.pid and the Unix socket with its lock file, whose directory and port are the file's fifth and fourth
+     * lines (PostgreSQL's own layout).
+     */
+    private java.util.List<Path> filesLeftByAKill() {
+        try {
+            Path pidFile = dataDir.resolve("postmaster.pid");
+            java.util.List<String> lines = java.nio.file.Files.readAllLines(pidFile);
+            java.util.List<Path> files = new java.util.ArrayList<>(java.util.List.of(pidFile));
+            if (lines.size() > 4 && !lines.get(4).isBlank()) {
+                Path socket =
+                        Path.of(lines.get(4).trim(), ".s.PGSQL." + lines.get(3).trim());
+                files.add(socket);
+                files.add(Path.of(socket + ".lock"));
+            }
+            return files;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** The postmaster's process id, from postmaster.pid. */
     public long postmasterPid() {
         try {
@@ -223,6 +244,7 @@ public final class PostgresServer implements Postgres {
      */
     public synchronized java.time.Instant killPostmaster() {
         long pid = postmasterPid();
+        java.util.List<Path> leftBehind = filesLeftByAKill();
         java.time.Instant killed;
         try {
             Process kill = new ProcessBuilder("kill", "-KILL", String.valueOf(pid)).start();
@@ -241,8 +263,10 @@ public final class PostgresServer implements Postgres {
         }
         Ports.awaitClosed(port(), Duration.ofSeconds(30));
         try {
-            // a killed postmaster leaves its pid file behind; the next start would find it stale, close() waits on it
-            java.nio.file.Files.deleteIfExists(dataDir.resolve("postmaster.pid"));
+            // what a postmaster removes as it exits and a killed one cannot (close() waits for the pid file to go)
+            for (Path file : leftBehind) {
+                java.nio.file.Files.deleteIfExists(file);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
