@@ -258,7 +258,8 @@ public final class PostgresServer implements Postgres {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-        if (!awaitExit(pid, Duration.ofSeconds(30))) {
+        // polled: the postmaster is not this JVM's child (pg_ctl started it), and onExit() polls slowly for those
+        if (!await(() -> !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), Duration.ofSeconds(30))) {
             throw new IllegalStateException("the postmaster " + pid + " survived SIGKILL");
         }
         Ports.awaitClosed(port(), Duration.ofSeconds(30));
@@ -271,27 +272,6 @@ public final class PostgresServer implements Postgres {
             throw new UncheckedIOException(e);
         }
         return killed;
-    }
-
-    /**
-     * Polled: the postmaster is not this JVM's child (pg_ctl started it), and onExit() polls slowly for those.
-     *
-     * @return whether the process is gone
-     */
-    private static boolean awaitExit(long pid, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(e);
-            }
-        }
-        return true;
     }
 
     /**
@@ -360,8 +340,13 @@ public final class PostgresServer implements Postgres {
 
     /** @return whether postmaster.pid is gone: the postmaster removes it as the last step of its exit */
     private boolean awaitStopped(Duration timeout) {
+        return await(() -> !java.nio.file.Files.exists(dataDir.resolve("postmaster.pid")), timeout);
+    }
+
+    /** @return whether {@code done} came true within {@code timeout} (polled every 10 ms) */
+    private static boolean await(java.util.function.BooleanSupplier done, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (java.nio.file.Files.exists(dataDir.resolve("postmaster.pid"))) {
+        while (!done.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 return false;
             }
