@@ -236,6 +236,7 @@ public final class KafkaBroker implements Kafka {
         private final Path logDir;
         private final Path logFile;
         private final String adminPassword;
+        private final boolean throwAway;
         private Process process;
 
         public ChildProcess(int port, Path logDir) {
@@ -244,10 +245,23 @@ public final class KafkaBroker implements Kafka {
 
         /** @param adminPassword the admin's SCRAM password for a secured broker, {@code null} for plaintext */
         public ChildProcess(int port, Path logDir, String adminPassword) {
+            this(port, logDir, adminPassword, false);
+        }
+
+        private ChildProcess(int port, Path logDir, String adminPassword, boolean throwAway) {
+            this.throwAway = throwAway;
             this.port = port;
             this.logDir = logDir;
             this.logFile = logDir.resolveSibling(logDir.getFileName() + ".log");
             this.adminPassword = adminPassword;
+        }
+
+        /**
+         * A plaintext broker whose log directory is deleted when it closes (its log file, beside it, stays): it still
+         * survives {@link #kill()} and {@link #start()} in between.
+         */
+        public static ChildProcess throwAway(int port, Path logDir) {
+            return new ChildProcess(port, logDir, null, true);
         }
 
         public synchronized ChildProcess start() {
@@ -290,9 +304,20 @@ public final class KafkaBroker implements Kafka {
             return process != null && process.isAlive();
         }
 
+        /** The broker JVM's process id, while it runs. */
+        public synchronized long pid() {
+            if (process == null) {
+                throw new IllegalStateException("the broker is not running");
+            }
+            return process.pid();
+        }
+
         @Override
         public void close() {
             kill();
+            if (throwAway) {
+                ThrowAwayDirectory.delete(logDir);
+            }
         }
     }
 }

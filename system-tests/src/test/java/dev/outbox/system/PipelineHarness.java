@@ -64,7 +64,8 @@ final class PipelineHarness implements AutoCloseable {
         postgres = PostgresServer.start(Ports.free(), null, PostgresServer.durableRequested());
         postgres.createDatabase("payments").createDatabase("accounting");
         OutboxRows.migrate(postgres.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD);
-        kafka = new KafkaBroker.ChildProcess(Ports.free(), logs.resolve("kafka-data")).start();
+        kafka = KafkaBroker.ChildProcess.throwAway(Ports.free(), logs.resolve("kafka-data"))
+                .start();
         for (Component c : new Component[] {Component.API, Component.RELAY, Component.CONSUMER}) {
             ports.put(c, Ports.free());
         }
@@ -149,9 +150,10 @@ final class PipelineHarness implements AutoCloseable {
 
     private void startService(Component component) {
         // each service as deployed: its executable jar, extracted, with its class-data archive (see BootJar),
-        // so a dependency missing from a jar fails here and not only in the local run
+        // so a dependency missing from a jar fails here and not only in the local run; both are kept across runs
+        // and made again only when the jar is newer
         JavaProcess.Builder builder = BootJar.start(
-                execJar(component), logs.resolve(component.name().toLowerCase() + "-cds"), env(component));
+                execJar(component), Path.of("target", "cds", component.name().toLowerCase()), env(component));
         builder.env(env(component))
                 .heap("384m")
                 .logTo(logs.resolve(component.name().toLowerCase() + ".log"));

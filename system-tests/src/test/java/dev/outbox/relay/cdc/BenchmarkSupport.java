@@ -1,6 +1,5 @@
 package dev.outbox.relay.cdc;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -135,25 +134,6 @@ final class BenchmarkSupport {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         recvlogical.environment().put("PGPASSWORD", Postgres.PASSWORD); // never on the command line
         return recvlogical;
-    }
-
-    /** The child process of this JVM running {@code mainClass} with {@code argument}, from /proc/PID/cmdline. */
-    static long pidOf(String mainClass, String argument) {
-        return ProcessHandle.current()
-                .children()
-                .filter(p -> {
-                    try {
-                        List<String> args =
-                                List.of(Files.readString(Path.of("/proc", String.valueOf(p.pid()), "cmdline"))
-                                        .split("\u0000"));
-                        return args.contains(mainClass) && args.contains(argument);
-                    } catch (IOException e) {
-                        return false;
-                    }
-                })
-                .mapToLong(ProcessHandle::pid)
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no process " + mainClass + " " + argument));
     }
 
     /** SIGTERM a process this test started, and wait until it is gone. */

@@ -117,15 +117,14 @@ class RelayVersusConnectBenchmarkTests {
         work = Files.createDirectories(Path.of("target", "contest-" + Long.toHexString(System.nanoTime()))
                 .toAbsolutePath());
         String connectClasspath = connectClasspath();
-        try (PostgresServer durable = PostgresServer.start(Ports.free(), work.resolve("pg"), true);
-                KafkaBroker.ChildProcess broker =
-                        new KafkaBroker.ChildProcess(Ports.free(), work.resolve("kafka")).start()) {
+        // both servers' data goes when they stop; the logs stay in the work directory
+        try (PostgresServer durable = PostgresServer.start(Ports.free(), null, true);
+                KafkaBroker.ChildProcess broker = KafkaBroker.ChildProcess.throwAway(
+                                Ports.free(), work.resolve("kafka"))
+                        .start()) {
             pg = durable;
             kafka = broker;
-            brokerPid = BenchmarkSupport.pidOf(
-                    "dev.outbox.infra.KafkaBroker",
-                    broker.bootstrapServers()
-                            .substring(broker.bootstrapServers().lastIndexOf(':') + 1));
+            brokerPid = broker.pid();
             notes.add(settingsNote());
             List<Run> runs = new ArrayList<>();
             for (int round = 1; round <= ROUNDS; round++) {
@@ -545,9 +544,7 @@ class RelayVersusConnectBenchmarkTests {
     private Map<String, Double> cpu(Setup setup, long contenderPid) throws IOException {
         long walsender = Long.parseLong(sql(
                 setup, "SELECT active_pid::text FROM pg_replication_slots WHERE slot_name = '" + setup.slot() + "'"));
-        long postmaster = Long.parseLong(Files.readAllLines(work.resolve("pg").resolve("postmaster.pid"))
-                .get(0)
-                .trim());
+        long postmaster = pg.postmasterPid();
         Map<String, Double> cpu = new LinkedHashMap<>();
         cpu.put("jvm", ProcessStats.cpuSeconds(contenderPid));
         cpu.put("walsender", ProcessStats.cpuSeconds(walsender));

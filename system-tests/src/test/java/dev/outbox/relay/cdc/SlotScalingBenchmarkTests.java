@@ -139,15 +139,14 @@ class SlotScalingBenchmarkTests {
     void twoSlotsAgainstOne() throws Exception {
         work = Files.createDirectories(Path.of("target", "slots-" + Long.toHexString(System.nanoTime()))
                 .toAbsolutePath());
-        try (PostgresServer durable = PostgresServer.start(Ports.free(), work.resolve("pg"), true);
-                KafkaBroker.ChildProcess broker =
-                        new KafkaBroker.ChildProcess(Ports.free(), work.resolve("kafka")).start()) {
+        // both servers' data goes when they stop; the logs stay in the work directory
+        try (PostgresServer durable = PostgresServer.start(Ports.free(), null, true);
+                KafkaBroker.ChildProcess broker = KafkaBroker.ChildProcess.throwAway(
+                                Ports.free(), work.resolve("kafka"))
+                        .start()) {
             pg = durable;
             kafka = broker;
-            brokerPid = BenchmarkSupport.pidOf(
-                    "dev.outbox.infra.KafkaBroker",
-                    broker.bootstrapServers()
-                            .substring(broker.bootstrapServers().lastIndexOf(':') + 1));
+            brokerPid = broker.pid();
             List<Run> runs = new ArrayList<>();
             List<Raw> raws = new ArrayList<>();
             Path recvlogical = BenchmarkSupport.pgRecvlogical().orElse(null);
