@@ -40,13 +40,14 @@ public final class Outbox {
     /**
      * The lease protocol: ready rows (unpublished, not dead-lettered, due, unleased or with an expired lease, older
      * than {@code minAge}) are locked with SKIP LOCKED, so concurrent claims are disjoint, and leased to the worker
-     * with attempts + 1 in the same statement.
+     * with attempts + 1 in the same statement. Only rows from the watermark on are read: none before it is ready.
      */
     private static final String CLAIM = """
             WITH candidates AS (
                 SELECT candidate.id, candidate.lock_id AS previous_lock
                   FROM outbox_messages candidate
-                 WHERE candidate.published_at IS NULL
+                 WHERE candidate.ready_xid >= :watermark
+                   AND candidate.published_at IS NULL
                    AND candidate.dead_lettered_at IS NULL
                    AND candidate.next_attempt_at <= now()
                    AND (candidate.locked_until IS NULL OR candidate.locked_until < now())
@@ -79,10 +80,14 @@ public final class Outbox {
                AND (CAST(:owner AS uuid) IS NULL OR lock_id = CAST(:owner AS uuid))
             """;
 
-    /** Releases the lease with the next attempt time, or dead-letters the row once it used its attempts. */
+    /**
+     * Releases the lease with the next attempt time, or dead-letters the row once it used its attempts. The row is
+     * made ready again by this transaction, so the watermark may pass the rows published around it meanwhile.
+     */
     private static final String SCHEDULE_RETRY = """
             UPDATE outbox_messages
                SET next_attempt_at = now() + make_interval(secs => :delaySeconds),
+                   ready_xid = pg_current_xact_id()::text::bigint,
                    last_error = :error,
                    lock_id = NULL,
                    locked_until = NULL,
@@ -106,11 +111,14 @@ public final class Outbox {
              LIMIT :limit
             """;
 
-    /** Same id, scheduled now, attempts from zero: the polling relay or the safety net publishes it again. */
+    /**
+     * Same id, scheduled now, attempts from zero: the polling relay or the safety net publishes it again. Made
+     * ready by this transaction, which the watermark cannot have passed yet.
+     */
     private static final String REQUEUE = """
             UPDATE outbox_messages
                SET dead_lettered_at = NULL, attempts = 0, next_attempt_at = now(), last_error = NULL,
-                   lock_id = NULL, locked_until = NULL
+                   lock_id = NULL, locked_until = NULL, ready_xid = pg_current_xact_id()::text::bigint
              WHERE dead_lettered_at IS NOT NULL
                AND (CAST(:id AS uuid) IS NULL OR id = CAST(:id AS uuid))
                AND (CAST(:eventType AS text) IS NULL OR event_type = CAST(:eventType AS text))
@@ -137,7 +145,34 @@ public final class Outbox {
                    COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at)), 0)::bigint AS oldest_seconds,
                    (SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL) AS dead_lettered
               FROM outbox_messages
-             WHERE published_at IS NULL AND dead_lettered_at IS NULL
+             WHERE ready_xid >= :watermark AND published_at IS NULL AND dead_lettered_at IS NULL
+            """;
+
+    /**
+     * Raises the watermark, never lowers it, to the least of: the oldest transaction still running (it may yet
+     * commit a ready row), the oldest ready row from the current watermark on, and one past the newest row (so an
+     * idle outbox does not write it again and again). A value computed in any snapshot stays a lower bound of every
+     * row ready from then on: a row ready then is counted, and any row made ready later is made so by a transaction
+     * at or beyond that snapshot's xmin. So concurrent advances need no lock; the row is written only when raised.
+     */
+    private static final String ADVANCE_WATERMARK = """
+            WITH computed AS (
+                SELECT watermark.ready_xid AS current,
+                       LEAST(pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
+                             (SELECT min(message.ready_xid) FROM outbox_messages message
+                               WHERE message.ready_xid >= watermark.ready_xid
+                                 AND message.published_at IS NULL AND message.dead_lettered_at IS NULL),
+                             COALESCE((SELECT max(message.ready_xid) + 1 FROM outbox_messages message
+                                        WHERE message.dead_lettered_at IS NULL), watermark.ready_xid)) AS raised
+                  FROM outbox_watermark watermark
+            ), updated AS (
+                UPDATE outbox_watermark
+                   SET ready_xid = computed.raised
+                  FROM computed
+                 WHERE computed.raised > outbox_watermark.ready_xid
+                RETURNING outbox_watermark.ready_xid
+            )
+            SELECT COALESCE((SELECT ready_xid FROM updated), (SELECT current FROM computed))
             """;
 
     /** What waits: rows neither published nor dead-lettered, the age of the oldest, and the dead letters. */
@@ -159,8 +194,10 @@ public final class Outbox {
      */
     public List<OutboxRow> claim(
             UUID workerId, int batchSize, Duration lease, Duration minAge, boolean perAggregateOrder) {
+        long watermark = advanceWatermark();
         List<OutboxRow> claimed =
                 new ArrayList<>(jdbc.sql(perAggregateOrder ? claimEarliestPerAggregate : claimInAnyOrder)
+                        .param("watermark", watermark)
                         .param("minAgeSeconds", minAge.toMillis() / 1000.0)
                         .param("batchSize", batchSize)
                         .param("workerId", workerId)
@@ -251,9 +288,18 @@ public final class Outbox {
 
     public Backlog backlog() {
         return jdbc.sql(BACKLOG)
+                .param("watermark", advanceWatermark())
                 .query((rs, n) ->
                         new Backlog(rs.getLong("pending"), rs.getLong("oldest_seconds"), rs.getLong("dead_lettered")))
                 .single();
+    }
+
+    /**
+     * @return the raised watermark: every row that is ready now or becomes ready later has a ready_xid at or beyond
+     *     it (see the V4 migration)
+     */
+    private long advanceWatermark() {
+        return jdbc.sql(ADVANCE_WATERMARK).query(Long.class).single();
     }
 
     private static Timestamp timestamp(java.time.Instant instant) {

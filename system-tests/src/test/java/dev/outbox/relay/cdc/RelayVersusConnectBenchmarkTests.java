@@ -81,8 +81,8 @@ class RelayVersusConnectBenchmarkTests {
     /** Extra environment for the relay, {@code NAME=value} pairs separated by {@code |}, for trying settings. */
     static final String RELAY_ENV = System.getProperty("bench.relayEnv", "");
     /**
-     * SQL run on every contender's database after the migrations, for trying a schema change side by side, e.g. an
-     * outbox whose marks can be HOT updates: {@code -Dbench.schemaSql="DROP INDEX ix_outbox_ready; ..."}.
+     * SQL run on every contender's database after the migrations, for trying a schema change side by side, e.g. the
+     * outbox's fill factor: {@code -Dbench.schemaSql="ALTER TABLE outbox_messages SET (fillfactor = 70)"}.
      */
     static final String SCHEMA_SQL = System.getProperty("bench.schemaSql", "");
 
@@ -212,11 +212,14 @@ class RelayVersusConnectBenchmarkTests {
         double coldSeconds = (System.nanoTime() - c0) / 1e9;
         double coldCpu = ProcessStats.cpuSeconds(contender.pid());
         contender.stop();
-        // pg_stat_user_tables: whether the relay's marks were HOT updates (no index entries) or not
+        // pg_stat_user_tables: whether the relay's marks were HOT updates (no index entries) or not; and the
+        // outbox's size on disk (the fill factor leaves room for the marks)
         String updates = BenchmarkSupport.sql(
                 pg,
                 setup.database(),
-                "SELECT n_tup_upd || ' updates, ' || n_tup_hot_upd || ' HOT' FROM pg_stat_user_tables"
+                "SELECT n_tup_upd || ' updates, ' || n_tup_hot_upd || ' HOT, ' || n_live_tup || ' rows in '"
+                        + " || pg_size_pretty(pg_table_size(relid)) || ' (indexes '"
+                        + " || pg_size_pretty(pg_indexes_size(relid)) || ')' FROM pg_stat_user_tables"
                         + " WHERE relname = 'outbox_messages'");
         notes.add(String.format("%s r%d, outbox rows (pg_stat_user_tables): %s", name, round, updates));
         dropSlot(setup);

@@ -1,0 +1,182 @@
+package dev.outbox.relay.outbox;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import javax.sql.DataSource;
+
+import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.relay.OutboxRows;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The watermark that replaced published_at in the ready index (V4 migration), on a real PostgreSQL: it never passes
+ * a row that is or may become ready, and the marks it allows are HOT updates.
+ */
+class OutboxWatermarkIntegrationTests {
+
+    private static final UUID WORKER = UUID.randomUUID();
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private final String database = OutboxRows.migratedDatabase();
+    private final DataSource dataSource = OutboxRows.dataSource(database);
+    private final JdbcClient jdbc = JdbcClient.create(dataSource);
+    private final Outbox outbox = new Outbox(jdbc);
+
+    @Test
+    void aRowCommittedAfterLaterRowsWerePublishedIsStillClaimed() throws Exception {
+        OutboxEvent late = OutboxRows.event(UUID.randomUUID(), 1, OutboxRows.payload(UUID.randomUUID(), 1, "1.00"));
+        CountDownLatch written = new CountDownLatch(1);
+        CountDownLatch commit = new CountDownLatch(1);
+        CompletableFuture<Void> lateTransaction =
+                CompletableFuture.runAsync(() -> new TransactionTemplate(new DataSourceTransactionManager(dataSource))
+                        .executeWithoutResult(tx -> {
+                            OutboxRows.write(dataSource, List.of(late));
+                            written.countDown();
+                            await(commit);
+                        }));
+        assertThat(written.await(30, TimeUnit.SECONDS)).isTrue();
+
+        // rows of later transactions commit, are claimed and published, and the watermark is raised past them
+        List<OutboxEvent> meanwhile = OutboxRows.insert(database, 5, 1);
+        List<OutboxRow> first = claim();
+        assertThat(first).extracting(OutboxRow::id).containsExactlyInAnyOrderElementsOf(ids(meanwhile));
+        assertThat(outbox.markPublished(first.stream().map(OutboxRow::id).toList(), WORKER))
+                .isEqualTo(5);
+        assertThat(outbox.backlog().pending()).isZero();
+        assertThat(claim()).isEmpty();
+
+        commit.countDown();
+        lateTransaction.get(30, TimeUnit.SECONDS);
+
+        assertThat(outbox.backlog().pending()).isEqualTo(1);
+        assertThat(claim()).extracting(OutboxRow::id).containsExactly(late.id());
+    }
+
+    @Test
+    void aRequeuedDeadLetterIsClaimedAgainAfterTheWatermarkPassedIt() {
+        List<OutboxEvent> dead = OutboxRows.insert(database, 1, 1);
+        assertThat(claim()).hasSize(1);
+        outbox.deadLetter(dead.get(0).id(), new IllegalStateException("rejected"));
+        publishAll(OutboxRows.insert(database, 3, 1));
+        assertThat(outbox.backlog().pending()).isZero();
+        long before = watermark();
+        assertThat(before).isGreaterThan(readyXid(dead.get(0).id()));
+
+        assertThat(outbox.requeue(DeadLetter.Selection.one(dead.get(0).id()))).isEqualTo(1);
+
+        assertThat(outbox.backlog().pending()).isEqualTo(1);
+        assertThat(claim())
+                .extracting(OutboxRow::id)
+                .containsExactly(dead.get(0).id());
+    }
+
+    @Test
+    void aRowWaitingForItsRetryHoldsTheWatermarkOnlyFromItsRetryOn() {
+        List<OutboxEvent> failing = OutboxRows.insert(database, 1, 1);
+        UUID id = failing.get(0).id();
+        long inserted = readyXid(id);
+        assertThat(claim()).hasSize(1);
+        publishAll(OutboxRows.insert(database, 3, 1));
+        assertThat(outbox.backlog().pending()).isEqualTo(1);
+        assertThat(watermark()).isEqualTo(inserted);
+
+        assertThat(outbox.scheduleRetry(id, WORKER, Duration.ZERO, "broker unavailable", 12))
+                .contains(false);
+        OutboxRows.insert(database, 3, 1);
+
+        assertThat(outbox.backlog().pending()).isEqualTo(4);
+        assertThat(watermark()).isGreaterThan(inserted).isEqualTo(readyXid(id));
+        assertThat(claim()).extracting(OutboxRow::id).contains(id).hasSize(4);
+    }
+
+    @Test
+    void anIdleOutboxDoesNotWriteTheWatermark() {
+        publishAll(OutboxRows.insert(database, 3, 1));
+        outbox.backlog();
+        String version = watermarkVersion();
+
+        for (int i = 0; i < 5; i++) {
+            assertThat(claim()).isEmpty();
+            assertThat(outbox.backlog().pending()).isZero();
+        }
+
+        assertThat(watermarkVersion()).isEqualTo(version);
+        List<OutboxEvent> next = OutboxRows.insert(database, 1, 1);
+        assertThat(outbox.backlog().pending()).isEqualTo(1);
+        assertThat(claim()).extracting(OutboxRow::id).containsExactlyElementsOf(ids(next));
+    }
+
+    /** The stream's marks (no owner) change no indexed column, and the outbox's pages keep room for them. */
+    @Test
+    void marksOfTheStreamAreHotUpdates() {
+        List<OutboxEvent> events = OutboxRows.insert(database, 300, 1);
+
+        long[] counts = new TransactionTemplate(new DataSourceTransactionManager(dataSource)).execute(tx -> {
+            int marked = outbox.markPublished(ids(events), null);
+            return jdbc.sql("""
+                            SELECT :marked, pg_stat_get_xact_tuples_updated(CAST('outbox_messages' AS regclass)),
+                                   pg_stat_get_xact_tuples_hot_updated(CAST('outbox_messages' AS regclass))
+                            """)
+                    .param("marked", marked)
+                    .query((rs, n) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)})
+                    .single();
+        });
+
+        assertThat(counts).containsExactly(300, 300, 300);
+        assertThat(outbox.backlog().pending()).isZero();
+    }
+
+    private List<OutboxRow> claim() {
+        return outbox.claim(WORKER, 100, LEASE, Duration.ZERO, false);
+    }
+
+    private void publishAll(List<OutboxEvent> events) {
+        List<OutboxRow> claimed = claim();
+        assertThat(claimed).extracting(OutboxRow::id).containsAll(ids(events));
+        outbox.markPublished(ids(events), WORKER);
+    }
+
+    private long watermark() {
+        return jdbc.sql("SELECT ready_xid FROM outbox_watermark")
+                .query(Long.class)
+                .single();
+    }
+
+    /** The transaction that last wrote the watermark row. */
+    private String watermarkVersion() {
+        return jdbc.sql("SELECT xmin::text FROM outbox_watermark")
+                .query(String.class)
+                .single();
+    }
+
+    private long readyXid(UUID id) {
+        return jdbc.sql("SELECT ready_xid FROM outbox_messages WHERE id = :id")
+                .param("id", id)
+                .query(Long.class)
+                .single();
+    }
+
+    private static List<UUID> ids(List<OutboxEvent> events) {
+        return events.stream().map(OutboxEvent::id).toList();
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the test never released the transaction");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
