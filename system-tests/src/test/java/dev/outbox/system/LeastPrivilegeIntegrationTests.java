@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import dev.outbox.accounting.EventFixtures;
@@ -11,8 +12,12 @@ import dev.outbox.infra.Ports;
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
+import dev.outbox.relay.outbox.DeadLetter;
+import dev.outbox.relay.outbox.Outbox;
+import dev.outbox.relay.outbox.OutboxRow;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -158,5 +163,29 @@ class LeastPrivilegeIntegrationTests {
             assertThat(EventFixtures.read("t-" + suffix + ".payment.events", 1, Duration.ofSeconds(30)))
                     .hasSize(1);
         }
+
+        // the polling relay's and the safety net's statements, as the relay: claims raise the watermark, a retry and
+        // a requeue make the row ready again, the gauge counts
+        Outbox asRelay = new Outbox(JdbcClient.create(new DriverManagerDataSource(url, relay, "relay")));
+        UUID worker = UUID.randomUUID();
+        UUID row = OutboxRows.insert(new DriverManagerDataSource(url, app, "payments_app"), 1, 1)
+                .get(0)
+                .id();
+        assertThat(claim(asRelay, worker)).containsExactly(row);
+        assertThat(asRelay.scheduleRetry(row, worker, Duration.ZERO, "broker unavailable", 12))
+                .contains(false);
+        assertThat(claim(asRelay, worker)).containsExactly(row);
+        asRelay.deadLetter(row, new IllegalStateException("rejected"));
+        assertThat(asRelay.requeue(DeadLetter.Selection.one(row))).isEqualTo(1);
+        assertThat(asRelay.backlog().pending()).isEqualTo(1);
+        assertThat(claim(asRelay, worker)).containsExactly(row);
+        assertThat(asRelay.markPublished(List.of(row), worker)).isEqualTo(1);
+        assertThat(asRelay.backlog().pending()).isZero();
+    }
+
+    private static List<UUID> claim(Outbox outbox, UUID worker) {
+        return outbox.claim(worker, 10, Duration.ofSeconds(30), Duration.ZERO, false).stream()
+                .map(OutboxRow::id)
+                .toList();
     }
 }

@@ -112,13 +112,13 @@ public final class Outbox {
             """;
 
     /**
-     * Same id, scheduled now, attempts from zero: the polling relay or the safety net publishes it again. Made
-     * ready by this transaction, which the watermark cannot have passed yet.
+     * Same id, scheduled now, attempts from zero: the polling relay or the safety net publishes it again. The
+     * outbox_ready_again trigger (V4) makes it ready in this transaction, which the watermark cannot have passed.
      */
     private static final String REQUEUE = """
             UPDATE outbox_messages
                SET dead_lettered_at = NULL, attempts = 0, next_attempt_at = now(), last_error = NULL,
-                   lock_id = NULL, locked_until = NULL, ready_xid = pg_current_xact_id()::text::bigint
+                   lock_id = NULL, locked_until = NULL
              WHERE dead_lettered_at IS NOT NULL
                AND (CAST(:id AS uuid) IS NULL OR id = CAST(:id AS uuid))
                AND (CAST(:eventType AS text) IS NULL OR event_type = CAST(:eventType AS text))
@@ -141,42 +141,61 @@ public final class Outbox {
             """;
 
     private static final String BACKLOG = """
-            SELECT count(*) AS pending,
-                   COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at)), 0)::bigint AS oldest_seconds,
-                   (SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL) AS dead_lettered
+            SELECT count(*) FILTER (WHERE published_at IS NULL) AS pending,
+                   COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at) FILTER (WHERE published_at IS NULL)), 0)
+                       ::bigint AS oldest_seconds,
+                   (SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL) AS dead_lettered,
+                   count(*) AS past_watermark
               FROM outbox_messages
-             WHERE ready_xid >= :watermark AND published_at IS NULL AND dead_lettered_at IS NULL
+             WHERE ready_xid >= :watermark AND dead_lettered_at IS NULL
             """;
 
     /**
-     * Raises the watermark, never lowers it, to the least of: the oldest transaction still running (it may yet
-     * commit a ready row), the oldest ready row from the current watermark on, and one past the newest row (so an
-     * idle outbox does not write it again and again). A value computed in any snapshot stays a lower bound of every
-     * row ready from then on: a row ready then is counted, and any row made ready later is made so by a transaction
-     * at or beyond that snapshot's xmin. So concurrent advances need no lock; the row is written only when raised.
+     * The stored watermark. One beyond every transaction this cluster has begun was copied from another cluster (a
+     * logical copy or a restore carries the table, not the transaction counter): the relay starts again from 0.
+     */
+    private static final String WATERMARK = """
+            SELECT CASE WHEN ready_xid > pg_snapshot_xmax(pg_current_snapshot())::text::bigint THEN 0
+                        ELSE ready_xid END
+              FROM outbox_watermark
+            """;
+
+    /**
+     * Raises the watermark from {@code :base} (a value it had, bound so that the planner sees it), never lowers it
+     * but to leave another cluster's value, to the least of: the oldest transaction still running (it may yet commit
+     * a ready row), the oldest ready row from the base on, and one past the newest row (so an idle outbox does not
+     * write it again and again). A value computed in any snapshot stays a lower bound of every row ready from then
+     * on: a row ready then is counted, and any row made ready later is made so by a transaction at or beyond that
+     * snapshot's xmin. So concurrent advances need not wait for each other: one that finds the row locked by another
+     * keeps the base. The row is written only when raised.
      */
     private static final String ADVANCE_WATERMARK = """
-            WITH computed AS (
-                SELECT watermark.ready_xid AS current,
-                       LEAST(pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
+            WITH locked AS (
+                SELECT ready_xid FROM outbox_watermark FOR UPDATE SKIP LOCKED
+            ), computed AS (
+                SELECT LEAST(pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
                              (SELECT min(message.ready_xid) FROM outbox_messages message
-                               WHERE message.ready_xid >= watermark.ready_xid
+                               WHERE message.ready_xid >= :base
                                  AND message.published_at IS NULL AND message.dead_lettered_at IS NULL),
                              COALESCE((SELECT max(message.ready_xid) + 1 FROM outbox_messages message
-                                        WHERE message.dead_lettered_at IS NULL), watermark.ready_xid)) AS raised
-                  FROM outbox_watermark watermark
+                                        WHERE message.dead_lettered_at IS NULL), :base)) AS raised
+                  FROM locked
             ), updated AS (
                 UPDATE outbox_watermark
                    SET ready_xid = computed.raised
                   FROM computed
                  WHERE computed.raised > outbox_watermark.ready_xid
+                    OR outbox_watermark.ready_xid > pg_snapshot_xmax(pg_current_snapshot())::text::bigint
                 RETURNING outbox_watermark.ready_xid
             )
-            SELECT COALESCE((SELECT ready_xid FROM updated), (SELECT current FROM computed))
+            SELECT COALESCE((SELECT ready_xid FROM updated), :base)
             """;
 
-    /** What waits: rows neither published nor dead-lettered, the age of the oldest, and the dead letters. */
-    public record Backlog(long pending, long oldestSeconds, long deadLettered) {}
+    /**
+     * What waits: rows neither published nor dead-lettered, the age of the oldest, the dead letters, and how many
+     * rows a claim reads from the watermark on (published ones included: what holds the watermark back shows here).
+     */
+    public record Backlog(long pending, long oldestSeconds, long deadLettered, long pastWatermark) {}
 
     private final JdbcClient jdbc;
     private final String claimInAnyOrder = CLAIM.formatted("");
@@ -289,8 +308,11 @@ public final class Outbox {
     public Backlog backlog() {
         return jdbc.sql(BACKLOG)
                 .param("watermark", advanceWatermark())
-                .query((rs, n) ->
-                        new Backlog(rs.getLong("pending"), rs.getLong("oldest_seconds"), rs.getLong("dead_lettered")))
+                .query((rs, n) -> new Backlog(
+                        rs.getLong("pending"),
+                        rs.getLong("oldest_seconds"),
+                        rs.getLong("dead_lettered"),
+                        rs.getLong("past_watermark")))
                 .single();
     }
 
@@ -299,7 +321,8 @@ public final class Outbox {
      *     it (see the V4 migration)
      */
     private long advanceWatermark() {
-        return jdbc.sql(ADVANCE_WATERMARK).query(Long.class).single();
+        long base = jdbc.sql(WATERMARK).query(Long.class).single();
+        return jdbc.sql(ADVANCE_WATERMARK).param("base", base).query(Long.class).single();
     }
 
     private static Timestamp timestamp(java.time.Instant instant) {

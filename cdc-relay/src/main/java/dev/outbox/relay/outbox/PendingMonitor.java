@@ -18,7 +18,7 @@ final class PendingMonitor implements SchedulingConfigurer {
 
     private final Outbox outbox;
     private final RelayProperties relay;
-    private final AtomicReference<Outbox.Backlog> backlog = new AtomicReference<>(new Outbox.Backlog(0, 0, 0));
+    private final AtomicReference<Outbox.Backlog> backlog = new AtomicReference<>(new Outbox.Backlog(0, 0, 0, 0));
 
     PendingMonitor(Outbox outbox, RelayProperties relay, MeterRegistry meters) {
         this.outbox = outbox;
@@ -31,6 +31,9 @@ final class PendingMonitor implements SchedulingConfigurer {
                 .register(meters);
         Gauge.builder("outbox_dead_lettered", backlog, b -> b.get().deadLettered())
                 .description("outbox rows dead-lettered, waiting for an operator")
+                .register(meters);
+        Gauge.builder("outbox_watermark_rows", backlog, b -> b.get().pastWatermark())
+                .description("outbox rows from the watermark on, published ones included: what a claim reads")
                 .register(meters);
     }
 

@@ -8,8 +8,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
+import dev.outbox.infra.PostgresServer;
+import dev.outbox.infra.SharedInfra;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.OutboxRows;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -98,6 +101,65 @@ class OutboxWatermarkIntegrationTests {
         assertThat(claim()).extracting(OutboxRow::id).contains(id).hasSize(4);
     }
 
+    /** Test arrangement as an operator would type it: not a statement of the relay. */
+    @Test
+    void aRowAnOperatorMarksUnpublishedAgainIsClaimedAgain() {
+        List<OutboxEvent> events = OutboxRows.insert(database, 3, 1);
+        publishAll(events);
+        assertThat(outbox.backlog().pending()).isZero();
+        assertThat(watermark()).isGreaterThan(readyXid(events.get(1).id()));
+
+        jdbc.sql("UPDATE outbox_messages SET published_at = NULL WHERE id = :id")
+                .param("id", events.get(1).id())
+                .update();
+
+        assertThat(outbox.backlog().pending()).isEqualTo(1);
+        assertThat(claim())
+                .extracting(OutboxRow::id)
+                .containsExactly(events.get(1).id());
+    }
+
+    /** A logical copy or a restore carries outbox_watermark to a cluster whose transaction counter is behind it. */
+    @Test
+    void aWatermarkFromAnotherClusterStartsOver() {
+        jdbc.sql("UPDATE outbox_watermark SET ready_xid = 9000000000000").update();
+        List<OutboxEvent> events = OutboxRows.insert(database, 3, 1);
+
+        assertThat(outbox.backlog().pending()).isEqualTo(3);
+        assertThat(watermark()).isLessThanOrEqualTo(readyXid(events.get(0).id()));
+        assertThat(claim()).extracting(OutboxRow::id).containsExactlyInAnyOrderElementsOf(ids(events));
+    }
+
+    @Test
+    void rowsWrittenBeforeTheWatermarkExistedArePublishedAndTheRestAreNotRead() {
+        String old = SharedInfra.freshDatabase("payments");
+        String url = SharedInfra.postgres().jdbcUrl(old);
+        Flyway.configure()
+                .dataSource(url, PostgresServer.USER, PostgresServer.PASSWORD)
+                .locations("classpath:db/payments")
+                .target("3")
+                .load()
+                .migrate();
+        List<OutboxEvent> published = OutboxRows.insert(old, 4, 1);
+        List<OutboxEvent> pending = OutboxRows.insert(old, 2, 1);
+        JdbcClient oldJdbc = JdbcClient.create(OutboxRows.dataSource(old));
+        oldJdbc.sql("UPDATE outbox_messages SET published_at = now() WHERE id = ANY(CAST(:ids AS uuid[]))")
+                .param("ids", ids(published).toArray(UUID[]::new))
+                .update();
+
+        OutboxRows.migrate(url, PostgresServer.USER, PostgresServer.PASSWORD);
+
+        Outbox migrated = new Outbox(oldJdbc);
+        Outbox.Backlog backlog = migrated.backlog();
+        assertThat(backlog.pending()).isEqualTo(2);
+        assertThat(backlog.pastWatermark())
+                .as("the published rows are behind the watermark")
+                .isEqualTo(2);
+        assertThat(migrated.claim(WORKER, 100, LEASE, Duration.ZERO, false))
+                .extracting(OutboxRow::id)
+                .containsExactlyInAnyOrderElementsOf(ids(pending));
+    }
+
     @Test
     void anIdleOutboxDoesNotWriteTheWatermark() {
         publishAll(OutboxRows.insert(database, 3, 1));
@@ -110,6 +172,9 @@ class OutboxWatermarkIntegrationTests {
         }
 
         assertThat(watermarkVersion()).isEqualTo(version);
+        assertThat(outbox.backlog().pastWatermark())
+                .as("nothing left for a claim to read")
+                .isZero();
         List<OutboxEvent> next = OutboxRows.insert(database, 1, 1);
         assertThat(outbox.backlog().pending()).isEqualTo(1);
         assertThat(claim()).extracting(OutboxRow::id).containsExactlyElementsOf(ids(next));
