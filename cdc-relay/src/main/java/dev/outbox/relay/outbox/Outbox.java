@@ -53,7 +53,7 @@ public final class Outbox {
                    AND (candidate.locked_until IS NULL OR candidate.locked_until < now())
                    AND candidate.occurred_at <= now() - make_interval(secs => :minAgeSeconds)
                    %s
-                 ORDER BY candidate.occurred_at, candidate.id
+                 ORDER BY candidate.ready_xid, candidate.occurred_at, candidate.id
                  LIMIT :batchSize
                    FOR UPDATE SKIP LOCKED
             )
@@ -71,11 +71,14 @@ public final class Outbox {
     /**
      * Marks what Kafka acknowledged. With an owner, only rows that worker still leases (a lost lease is refused,
      * never overwritten); without one (cdc), any unpublished row. Rows already marked are left alone. The ids
-     * travel as one array: one statement text whatever the batch size.
+     * travel as one array: one statement text whatever the batch size. The stream's marks change no indexed column
+     * (HOT updates, V4); a lease owner's marks clear ready_xid, which takes the row out of ix_outbox_pending, so the
+     * next claims do not read what the polling relay or the safety net just published.
      */
     private static final String MARK_PUBLISHED = """
             UPDATE outbox_messages
-               SET published_at = now(), lock_id = NULL, locked_until = NULL
+               SET published_at = now(), lock_id = NULL, locked_until = NULL,
+                   ready_xid = CASE WHEN CAST(:owner AS uuid) IS NULL THEN ready_xid END
              WHERE id = ANY(CAST(:ids AS uuid[])) AND published_at IS NULL
                AND (CAST(:owner AS uuid) IS NULL OR lock_id = CAST(:owner AS uuid))
             """;
@@ -166,20 +169,17 @@ public final class Outbox {
      * a ready row), the oldest ready row from the base on, and one past the newest row (so an idle outbox does not
      * write it again and again). A value computed in any snapshot stays a lower bound of every row ready from then
      * on: a row ready then is counted, and any row made ready later is made so by a transaction at or beyond that
-     * snapshot's xmin. So concurrent advances need not wait for each other: one that finds the row locked by another
-     * keeps the base. The row is written only when raised.
+     * snapshot's xmin. So concurrent advances need no lock of their own. The row is written, and the statement
+     * commits durably, only when the watermark moves.
      */
     private static final String ADVANCE_WATERMARK = """
-            WITH locked AS (
-                SELECT ready_xid FROM outbox_watermark FOR UPDATE SKIP LOCKED
-            ), computed AS (
+            WITH computed AS (
                 SELECT LEAST(pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
                              (SELECT min(message.ready_xid) FROM outbox_messages message
                                WHERE message.ready_xid >= :base
                                  AND message.published_at IS NULL AND message.dead_lettered_at IS NULL),
                              COALESCE((SELECT max(message.ready_xid) + 1 FROM outbox_messages message
                                         WHERE message.dead_lettered_at IS NULL), :base)) AS raised
-                  FROM locked
             ), updated AS (
                 UPDATE outbox_watermark
                    SET ready_xid = computed.raised
@@ -213,7 +213,7 @@ public final class Outbox {
      */
     public List<OutboxRow> claim(
             UUID workerId, int batchSize, Duration lease, Duration minAge, boolean perAggregateOrder) {
-        long watermark = advanceWatermark();
+        long watermark = watermark();
         List<OutboxRow> claimed =
                 new ArrayList<>(jdbc.sql(perAggregateOrder ? claimEarliestPerAggregate : claimInAnyOrder)
                         .param("watermark", watermark)
@@ -305,6 +305,7 @@ public final class Outbox {
                 .update();
     }
 
+    /** Raises the watermark first: every relay runs this every {@code relay.monitor-interval}. */
     public Backlog backlog() {
         return jdbc.sql(BACKLOG)
                 .param("watermark", advanceWatermark())
@@ -317,12 +318,23 @@ public final class Outbox {
     }
 
     /**
+     * The watermark as stored: claims read from it and leave raising it to {@link #backlog()}, which every relay
+     * runs every {@code relay.monitor-interval}. A watermark a few seconds old only costs a claim the rows published
+     * since, and a lease owner's marks take those out of the index (V4).
+     */
+    private long watermark() {
+        return jdbc.sql(WATERMARK).query(Long.class).single();
+    }
+
+    /**
      * @return the raised watermark: every row that is ready now or becomes ready later has a ready_xid at or beyond
      *     it (see the V4 migration)
      */
     private long advanceWatermark() {
-        long base = jdbc.sql(WATERMARK).query(Long.class).single();
-        return jdbc.sql(ADVANCE_WATERMARK).param("base", base).query(Long.class).single();
+        return jdbc.sql(ADVANCE_WATERMARK)
+                .param("base", watermark())
+                .query(Long.class)
+                .single();
     }
 
     private static Timestamp timestamp(java.time.Instant instant) {

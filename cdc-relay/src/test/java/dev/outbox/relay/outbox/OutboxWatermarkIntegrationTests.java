@@ -161,6 +161,24 @@ class OutboxWatermarkIntegrationTests {
     }
 
     @Test
+    void aLeaseOwnersMarksTakeRowsOutOfWhatClaimsRead() {
+        assertThat(OutboxRows.insert(database, 1, 1)).hasSize(1);
+        assertThat(claim()).hasSize(1);
+        List<OutboxEvent> byStream = OutboxRows.insert(database, 3, 1);
+        assertThat(outbox.markPublished(ids(byStream), null)).isEqualTo(3);
+        List<OutboxEvent> byPolling = OutboxRows.insert(database, 3, 1);
+        assertThat(claim()).extracting(OutboxRow::id).containsExactlyInAnyOrderElementsOf(ids(byPolling));
+        assertThat(outbox.markPublished(ids(byPolling), WORKER)).isEqualTo(3);
+
+        Outbox.Backlog backlog = outbox.backlog();
+
+        assertThat(backlog.pending()).isEqualTo(1);
+        assertThat(backlog.pastWatermark())
+                .as("the leased row, which holds the watermark, and the rows the stream marked after it")
+                .isEqualTo(4);
+    }
+
+    @Test
     void anIdleOutboxDoesNotWriteTheWatermark() {
         publishAll(OutboxRows.insert(database, 3, 1));
         outbox.backlog();
@@ -204,10 +222,11 @@ class OutboxWatermarkIntegrationTests {
         return outbox.claim(WORKER, 100, LEASE, Duration.ZERO, false);
     }
 
+    /** Claims the rows and marks them as the stream does (no owner): they keep their ready_xid. */
     private void publishAll(List<OutboxEvent> events) {
         List<OutboxRow> claimed = claim();
         assertThat(claimed).extracting(OutboxRow::id).containsAll(ids(events));
-        outbox.markPublished(ids(events), WORKER);
+        outbox.markPublished(ids(events), null);
     }
 
     private long watermark() {
