@@ -4,13 +4,14 @@
 -- page has room. Now no index uses published_at, lock_id, locked_until, attempts or next_attempt_at, and outbox
 -- pages keep half their space for the marked version of their rows.
 --
--- The relay finds unpublished rows from a watermark instead: ready_xid is the transaction that made the row ready
--- to publish (its insert; a retry's schedule, a requeue or any update that clears published_at or dead_lettered_at
--- set it again; a polling mark clears it, which takes the row out of ix_outbox_pending: the polling relay's own
--- marks are not HOT, so its claims need not read past what it published), and outbox_watermark.ready_xid is a lower bound of ready_xid over every row that is or will become
--- ready: no row at or beyond it has been skipped. The relay raises it (Outbox.advanceWatermark) to the least of the
--- oldest transaction still running (it may yet commit a row, so the watermark never passes it), the oldest ready
--- row from the current watermark on, and one past the newest row.
+-- The relay finds unpublished rows from a watermark instead. ready_xid is the transaction that made the row ready to
+-- publish: its insert; a retry's schedule, a requeue or any update that clears published_at or dead_lettered_at set
+-- it again. A lease owner's mark (polling relay, safety net) clears it, which takes the row out of
+-- ix_outbox_pending: those marks are not HOT, and the next claims need not read what was just published.
+-- outbox_watermark.ready_xid is a lower bound of ready_xid over every row that is or will become ready: no row at or
+-- beyond it has been skipped. The relay raises it (Outbox.advanceWatermark) to the least of the oldest transaction
+-- still running (it may yet commit a row, so the watermark never passes it), the oldest ready row from the current
+-- watermark on, and one past the newest row.
 ALTER TABLE outbox_messages ADD COLUMN ready_xid bigint;
 ALTER TABLE outbox_messages ALTER COLUMN ready_xid SET DEFAULT (pg_current_xact_id()::text::bigint);
 -- Rows written before this migration: the published and dead-lettered keep none, outside the index; the pending are
