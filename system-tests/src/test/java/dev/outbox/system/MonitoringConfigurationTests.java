@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
 import tools.jackson.databind.JsonNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,6 +68,184 @@ class MonitoringConfigurationTests {
         Path file = Files.writeString(dir.resolve("dashboard-queries.yml"), rules);
 
         assertThat(promtool("check", "rules", file.toString())).contains("SUCCESS: " + n + " rules found");
+    }
+
+    /**
+     * Every alert fires on the condition it names and stays silent beside it: promtool evaluates the rules file over
+     * series written here, one scenario per alert (a new alert without one fails this test). The expected labels and
+     * annotations are the rules file's own, rendered for the scenario's series.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyAlertFiresOnItsConditionAndStaysSilentOtherwise(@TempDir Path dir) throws Exception {
+        record Scenario(
+                Map<String, String> firing, Map<String, String> quiet, String evalTime, Map<String, String> labels) {}
+        String relay = "{job=\"cdc-relay\",instance=\"cdc-relay:8081\"}";
+        String consumer = "{job=\"accounting-consumer\",instance=\"accounting-consumer:9082\"}";
+        Map<String, Scenario> scenarios = Map.ofEntries(
+                Map.entry(
+                        "OutboxStuck",
+                        new Scenario(
+                                Map.of("outbox_oldest_pending_age_seconds" + relay, "0+30x30"),
+                                Map.of("outbox_oldest_pending_age_seconds" + relay, "100x30"),
+                                "10m",
+                                Map.of())),
+                Map.entry(
+                        "OutboxDeadLetters",
+                        new Scenario(
+                                Map.of(
+                                        "outbox_dead_letters_total" + relay,
+                                        "0 0 0 1x10",
+                                        "outbox_dead_lettered" + relay,
+                                        "0x3 1x10"),
+                                Map.of(
+                                        "outbox_dead_letters_total" + relay,
+                                        "0x13",
+                                        "outbox_dead_lettered" + relay,
+                                        "0x13"),
+                                "5m",
+                                Map.of())),
+                Map.entry(
+                        "ConsumerDeadLetters",
+                        new Scenario(
+                                Map.of("accounting_dead_letters_total" + consumer, "0 0 0 2x10"),
+                                Map.of("accounting_dead_letters_total" + consumer, "0x13"),
+                                "5m",
+                                Map.of())),
+                Map.entry(
+                        "SlotRetainsWal",
+                        new Scenario(
+                                Map.of("outbox_cdc_slot_lag_bytes" + relay, "600000000x10"),
+                                Map.of("outbox_cdc_slot_lag_bytes" + relay, "500000000x10"),
+                                "5m",
+                                Map.of())),
+                Map.entry(
+                        "NoRelayLeader",
+                        new Scenario(
+                                Map.of(
+                                        "outbox_cdc_leader" + relay,
+                                        "1 0x10",
+                                        "outbox_cdc_leader{job=\"cdc-relay\",instance=\"standby:8081\"}",
+                                        "0x10"),
+                                Map.of(
+                                        "outbox_cdc_leader" + relay,
+                                        "0x10",
+                                        "outbox_cdc_leader{job=\"cdc-relay\",instance=\"standby:8081\"}",
+                                        "1x10"),
+                                "5m",
+                                Map.of())),
+                Map.entry(
+                        "RelayFellBackToPolling",
+                        new Scenario(
+                                Map.of("outbox_relay_fallback" + relay, "0 0 1x10"),
+                                Map.of("outbox_relay_fallback" + relay, "0x10"),
+                                "5m",
+                                Map.of())),
+                Map.entry(
+                        "OutboxWatermarkHeldBack",
+                        new Scenario(
+                                Map.of(
+                                        "outbox_watermark_rows" + relay,
+                                        "10000+20000x30",
+                                        "outbox_pending" + relay,
+                                        "100x30"),
+                                Map.of(
+                                        "outbox_watermark_rows" + relay,
+                                        "100000+20000x30",
+                                        "outbox_pending" + relay,
+                                        "10000+20000x30"),
+                                "25m",
+                                Map.of())),
+                Map.entry(
+                        "LeasesLost",
+                        new Scenario(
+                                Map.of("outbox_polling_lease_lost_total" + relay, "0 0 0 1x10"),
+                                Map.of("outbox_polling_lease_lost_total" + relay, "0x13"),
+                                "5m",
+                                Map.of())),
+                Map.entry(
+                        "ParkedEventsStuck",
+                        new Scenario(
+                                Map.of("accounting_oldest_parked_age_seconds" + consumer, "0+60x10"),
+                                Map.of("accounting_oldest_parked_age_seconds" + consumer, "0+25x10"),
+                                "8m",
+                                Map.of())),
+                Map.entry(
+                        "EndToEndLatencyHigh",
+                        new Scenario(
+                                latencyBuckets(consumer, "0x30", "0x30", "0+10x30"),
+                                latencyBuckets(consumer, "0x30", "0+10x30", "0+10x30"),
+                                "15m",
+                                Map.of())),
+                Map.entry(
+                        "ServiceDown",
+                        new Scenario(
+                                Map.of("up{job=\"payments-api\",instance=\"payments-api:9080\"}", "1 0x10"),
+                                Map.of(
+                                        "up{job=\"payments-api\",instance=\"payments-api:9080\"}",
+                                        "1 0 1 0 1 0 1 0 1 0 1"),
+                                "5m",
+                                Map.of("job", "payments-api", "instance", "payments-api:9080"))));
+        Path rulesFile = MonitoringFiles.docker().resolve("prometheus/alerts.yml");
+        List<Map<String, Object>> rules = new ArrayList<>();
+        for (Map<String, Object> group :
+                (List<Map<String, Object>>) MonitoringFiles.yaml(rulesFile).get("groups")) {
+            rules.addAll((List<Map<String, Object>>) group.get("rules"));
+        }
+        assertThat(scenarios)
+                .as("a scenario for every alert")
+                .containsOnlyKeys(MonitoringFiles.alerts().keySet());
+
+        List<Map<String, Object>> tests = new ArrayList<>();
+        for (Map<String, Object> rule : rules) {
+            String name = (String) rule.get("alert");
+            Scenario scenario = scenarios.get(name);
+            Map<String, String> labels = new LinkedHashMap<>((Map<String, String>) rule.get("labels"));
+            labels.putAll(scenario.labels());
+            Map<String, String> annotations = new LinkedHashMap<>();
+            ((Map<String, String>) rule.get("annotations")).forEach((key, text) -> {
+                for (Map.Entry<String, String> label : scenario.labels().entrySet()) {
+                    text = text.replace("{{ $labels." + label.getKey() + " }}", label.getValue());
+                }
+                annotations.put(key, text);
+            });
+            tests.add(ruleTest(
+                    scenario.firing(),
+                    name,
+                    scenario.evalTime(),
+                    List.of(Map.of("exp_labels", labels, "exp_annotations", annotations))));
+            tests.add(ruleTest(scenario.quiet(), name, scenario.evalTime(), List.of()));
+        }
+        Map<String, Object> file = new LinkedHashMap<>();
+        file.put("rule_files", List.of(rulesFile.toAbsolutePath().toString()));
+        file.put("evaluation_interval", "1m");
+        file.put("tests", tests);
+        Path test = Files.writeString(dir.resolve("alerts-test.yml"), new Yaml().dump(file));
+
+        assertThat(promtool("test", "rules", test.toString())).contains("SUCCESS");
+    }
+
+    private static Map<String, String> latencyBuckets(
+            String labels, String under500ms, String underOneSecond, String all) {
+        String series = "accounting_latency_since_occurred_seconds_bucket" + labels.replace("}", ",le=\"%s\"}");
+        return Map.of(
+                series.formatted("0.5"), under500ms,
+                series.formatted("1.0"), underOneSecond,
+                series.formatted("2.5"), all,
+                series.formatted("+Inf"), all);
+    }
+
+    private static Map<String, Object> ruleTest(
+            Map<String, String> series, String alert, String evalTime, List<Map<String, Object>> expected) {
+        List<Map<String, String>> input = new ArrayList<>();
+        series.forEach((name, values) -> input.add(Map.of("series", name, "values", values)));
+        return Map.of(
+                "interval",
+                "1m",
+                "input_series",
+                input,
+                "alert_rule_test",
+                List.of(Map.of("eval_time", evalTime, "alertname", alert, "exp_alerts", expected)));
     }
 
     @Test
