@@ -274,7 +274,14 @@ public final class KafkaBroker implements Kafka {
                 builder.env("KAFKA_ADMIN_PASSWORD", adminPassword);
             }
             process = builder.heap("512m").logTo(logFile).start();
-            Ports.awaitListening(port, Duration.ofSeconds(90));
+            try {
+                Ports.awaitListening(port, Duration.ofSeconds(90));
+            } catch (RuntimeException e) {
+                // a broker that never listened is still a live JVM: end it rather than leave it to the caller
+                JavaProcess.kill(process);
+                process = null;
+                throw new IllegalStateException("the broker did not listen on " + port + "; see " + logFile, e);
+            }
             return this;
         }
 
