@@ -128,6 +128,36 @@ class CdcRelayIntegrationTests {
                         == 1);
     }
 
+    /**
+     * What the relay acknowledged is what the slot lets go of: the engine's offset, and with it the position the
+     * slot confirms to PostgreSQL, reaches the last event of what was published (the relay hands the engine one
+     * offset per batch, its last event's). Two transactions, committed one after the other, are both published;
+     * the slot then confirms a position past the first one's end.
+     */
+    @Test
+    void theSlotConfirmsEverythingThatWasPublished() throws Exception {
+        OutboxRows.insert(database, 100, 1);
+        String betweenTheTwo = text("SELECT pg_current_wal_insert_lsn()::text");
+        List<OutboxEvent> second = OutboxRows.insert(database, 100, 1);
+
+        RelayFixtures.readUntilAll(TOPIC, OutboxRows.ids(second), Duration.ofSeconds(60));
+
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> text("SELECT confirmed_flush_lsn > '" + betweenTheTwo
+                                + "'::pg_lsn FROM pg_replication_slots WHERE slot_name = 'slot_" + SUFFIX + "'")
+                        .equals("t"));
+    }
+
+    private static String text(String sql) throws Exception {
+        try (var c = SharedInfra.postgres().connect(database);
+                var s = c.createStatement();
+                var rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
     @Test
     void thousandPaymentsArriveEachOnceInPerAggregateVersionOrder() throws Exception {
         int payments = 1000;

@@ -38,9 +38,14 @@ final class OutboxChangeConsumer
 
     private static final Logger log = LoggerFactory.getLogger(OutboxChangeConsumer.class);
 
-    /** A batch on its way: its records sent, its acknowledgements awaited by the completer. */
+    /**
+     * A batch on its way: its records sent, its acknowledgements awaited by the completer. Of the engine's events only
+     * the last is kept: its offset covers the whole batch (an offset is a position in the WAL, and the engine stores
+     * the last one marked), and the batch's Connect records become garbage while still young instead of surviving
+     * until Kafka acknowledged them.
+     */
     private record InFlight(
-            List<ChangeEvent<SourceRecord, SourceRecord>> events,
+            ChangeEvent<SourceRecord, SourceRecord> last,
             List<EventRecord> records,
             KafkaPublisher.Round round,
             DebeziumEngine.RecordCommitter<ChangeEvent<SourceRecord, SourceRecord>> committer) {}
@@ -102,7 +107,8 @@ final class OutboxChangeConsumer
         }
         withoutAlreadyHandled(records);
         KafkaPublisher.Round round = publisher.send(records);
-        while (!inFlight.offer(new InFlight(events, records, round, committer), 100, TimeUnit.MILLISECONDS)) {
+        ChangeEvent<SourceRecord, SourceRecord> last = events.isEmpty() ? null : events.get(events.size() - 1);
+        while (!inFlight.offer(new InFlight(last, records, round, committer), 100, TimeUnit.MILLISECONDS)) {
             failIfStopped();
         }
     }
@@ -182,8 +188,8 @@ final class OutboxChangeConsumer
                 Duration d = Duration.between(record.envelope().occurredAt(), now);
                 latency.record(d.isNegative() ? Duration.ZERO : d);
             }
-            for (ChangeEvent<SourceRecord, SourceRecord> event : batch.events()) {
-                batch.committer().markProcessed(event);
+            if (batch.last() != null) {
+                batch.committer().markProcessed(batch.last());
             }
             last = batch;
         }
