@@ -34,7 +34,7 @@ public record EventEnvelope(
         add(headers, MessageHeaders.EVENT_TYPE, eventType);
         add(headers, MessageHeaders.SCHEMA_VERSION, Integer.toString(schemaVersion));
         add(headers, MessageHeaders.AGGREGATE_VERSION, Long.toString(aggregateVersion));
-        add(headers, MessageHeaders.OCCURRED_AT, occurredAt.toString());
+        add(headers, MessageHeaders.OCCURRED_AT, OccurredAt.format(occurredAt));
         if (traceparent != null) {
             add(headers, MessageHeaders.TRACEPARENT, traceparent);
         }
@@ -94,7 +94,7 @@ public record EventEnvelope(
 
     private static Instant instant(String value) {
         try {
-            return Instant.parse(value);
+            return OccurredAt.parse(value);
         } catch (DateTimeParseException e) {
             throw new InvalidEnvelope(MessageHeaders.OCCURRED_AT + " header is not an ISO-8601 instant");
         }

@@ -1,12 +1,12 @@
 package dev.outbox.relay.cdc;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.UUID;
 
 import dev.outbox.contract.EventEnvelope;
 import dev.outbox.contract.EventRecord;
 import dev.outbox.contract.MessageHeaders;
+import dev.outbox.contract.OccurredAt;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 
@@ -31,7 +31,7 @@ final class RoutedRecords {
                 text(record, MessageHeaders.EVENT_TYPE),
                 Integer.parseInt(text(record, MessageHeaders.SCHEMA_VERSION)),
                 Long.parseLong(text(record, MessageHeaders.AGGREGATE_VERSION)),
-                Instant.parse(text(record, MessageHeaders.OCCURRED_AT)),
+                OccurredAt.parse(text(record, MessageHeaders.OCCURRED_AT)),
                 text(record, MessageHeaders.TRACEPARENT));
         return new EventRecord(
                 record.topic(),
