@@ -79,17 +79,18 @@ class MonitoringConfigurationTests {
     @SuppressWarnings("unchecked")
     void everyAlertFiresOnItsConditionAndStaysSilentOtherwise(@TempDir Path dir) throws Exception {
         record Scenario(
-                Map<String, String> firing, Map<String, String> quiet, String evalTime, Map<String, String> labels) {}
+                Map<String, String> firing, Map<String, String> quiet, String evalTime, Map<String, String> labels) {
+            /** One series of no other labels, above the threshold, and just below it. */
+            static Scenario of(String series, String firing, String quiet, String evalTime) {
+                return new Scenario(Map.of(series, firing), Map.of(series, quiet), evalTime, Map.of());
+            }
+        }
         String relay = "{job=\"cdc-relay\",instance=\"cdc-relay:8081\"}";
         String consumer = "{job=\"accounting-consumer\",instance=\"accounting-consumer:9082\"}";
         Map<String, Scenario> scenarios = Map.ofEntries(
                 Map.entry(
                         "OutboxStuck",
-                        new Scenario(
-                                Map.of("outbox_oldest_pending_age_seconds" + relay, "0+30x30"),
-                                Map.of("outbox_oldest_pending_age_seconds" + relay, "100x30"),
-                                "10m",
-                                Map.of())),
+                        Scenario.of("outbox_oldest_pending_age_seconds" + relay, "0+30x30", "100x30", "10m")),
                 Map.entry(
                         "OutboxDeadLetters",
                         new Scenario(
@@ -107,18 +108,10 @@ class MonitoringConfigurationTests {
                                 Map.of())),
                 Map.entry(
                         "ConsumerDeadLetters",
-                        new Scenario(
-                                Map.of("accounting_dead_letters_total" + consumer, "0 0 0 2x10"),
-                                Map.of("accounting_dead_letters_total" + consumer, "0x13"),
-                                "5m",
-                                Map.of())),
+                        Scenario.of("accounting_dead_letters_total" + consumer, "0 0 0 2x10", "0x13", "5m")),
                 Map.entry(
                         "SlotRetainsWal",
-                        new Scenario(
-                                Map.of("outbox_cdc_slot_lag_bytes" + relay, "600000000x10"),
-                                Map.of("outbox_cdc_slot_lag_bytes" + relay, "500000000x10"),
-                                "5m",
-                                Map.of())),
+                        Scenario.of("outbox_cdc_slot_lag_bytes" + relay, "600000000x10", "500000000x10", "5m")),
                 Map.entry(
                         "NoRelayLeader",
                         new Scenario(
@@ -136,11 +129,7 @@ class MonitoringConfigurationTests {
                                 Map.of())),
                 Map.entry(
                         "RelayFellBackToPolling",
-                        new Scenario(
-                                Map.of("outbox_relay_fallback" + relay, "0 0 1x10"),
-                                Map.of("outbox_relay_fallback" + relay, "0x10"),
-                                "5m",
-                                Map.of())),
+                        Scenario.of("outbox_relay_fallback" + relay, "0 0 1x10", "0x10", "5m")),
                 Map.entry(
                         "OutboxWatermarkHeldBack",
                         new Scenario(
@@ -158,18 +147,10 @@ class MonitoringConfigurationTests {
                                 Map.of())),
                 Map.entry(
                         "LeasesLost",
-                        new Scenario(
-                                Map.of("outbox_polling_lease_lost_total" + relay, "0 0 0 1x10"),
-                                Map.of("outbox_polling_lease_lost_total" + relay, "0x13"),
-                                "5m",
-                                Map.of())),
+                        Scenario.of("outbox_polling_lease_lost_total" + relay, "0 0 0 1x10", "0x13", "5m")),
                 Map.entry(
                         "ParkedEventsStuck",
-                        new Scenario(
-                                Map.of("accounting_oldest_parked_age_seconds" + consumer, "0+60x10"),
-                                Map.of("accounting_oldest_parked_age_seconds" + consumer, "0+25x10"),
-                                "8m",
-                                Map.of())),
+                        Scenario.of("accounting_oldest_parked_age_seconds" + consumer, "0+60x10", "0+25x10", "8m")),
                 Map.entry(
                         "EndToEndLatencyHigh",
                         new Scenario(
