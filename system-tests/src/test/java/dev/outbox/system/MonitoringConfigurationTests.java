@@ -71,116 +71,126 @@ class MonitoringConfigurationTests {
     }
 
     /**
-     * Every alert fires on the condition it names and stays silent beside it: promtool evaluates the rules file over
-     * series written here, one scenario per alert (a new alert without one fails this test). The expected labels and
-     * annotations are the rules file's own, rendered for the scenario's series.
+     * Every alert fires on the condition it names and stays silent just below it: promtool evaluates the rules file
+     * over series written here, at least one scenario per alert (a new alert without one fails this test), one per
+     * side of an {@code or}. An alert with a {@code for} is also checked silent while its condition has held for less
+     * than that. The expected labels and annotations are the rules file's own, rendered for the scenario's series.
      */
     @Test
     @SuppressWarnings("unchecked")
     void everyAlertFiresOnItsConditionAndStaysSilentOtherwise(@TempDir Path dir) throws Exception {
+        /**
+         * @param pendingAt for an alert with a {@code for}: a time at which its condition holds but has not held
+         *                  that long yet, so it must not fire
+         */
         record Scenario(
-                Map<String, String> firing, Map<String, String> quiet, String evalTime, Map<String, String> labels) {
+                String alert,
+                Map<String, String> firing,
+                Map<String, String> quiet,
+                String evalTime,
+                Map<String, String> labels,
+                String pendingAt) {
             /** One series of no other labels, above the threshold, and just below it. */
-            static Scenario of(String series, String firing, String quiet, String evalTime) {
-                return new Scenario(Map.of(series, firing), Map.of(series, quiet), evalTime, Map.of());
+            static Scenario of(String alert, String series, String firing, String quiet, String evalTime) {
+                return new Scenario(alert, Map.of(series, firing), Map.of(series, quiet), evalTime, Map.of(), null);
+            }
+
+            Scenario pendingAt(String time) {
+                return new Scenario(alert, firing, quiet, evalTime, labels, time);
             }
         }
         String relay = "{job=\"cdc-relay\",instance=\"cdc-relay:8081\"}";
+        String standby = "{job=\"cdc-relay\",instance=\"standby:8081\"}";
         String consumer = "{job=\"accounting-consumer\",instance=\"accounting-consumer:9082\"}";
-        Map<String, Scenario> scenarios = Map.ofEntries(
-                Map.entry(
-                        "OutboxStuck",
-                        Scenario.of("outbox_oldest_pending_age_seconds" + relay, "0+30x30", "100x30", "10m")),
-                Map.entry(
+        String api = "{job=\"payments-api\",instance=\"payments-api:9080\"}";
+        List<Scenario> scenarios = List.of(
+                Scenario.of("OutboxStuck", "outbox_oldest_pending_age_seconds" + relay, "0+30x30", "100x30", "10m")
+                        .pendingAt("9m"),
+                // each side of the or on its own
+                new Scenario(
                         "OutboxDeadLetters",
-                        new Scenario(
-                                Map.of(
-                                        "outbox_dead_letters_total" + relay,
-                                        "0 0 0 1x10",
-                                        "outbox_dead_lettered" + relay,
-                                        "0x3 1x10"),
-                                Map.of(
-                                        "outbox_dead_letters_total" + relay,
-                                        "0x13",
-                                        "outbox_dead_lettered" + relay,
-                                        "0x13"),
-                                "5m",
-                                Map.of())),
-                Map.entry(
-                        "ConsumerDeadLetters",
-                        Scenario.of("accounting_dead_letters_total" + consumer, "0 0 0 2x10", "0x13", "5m")),
-                Map.entry(
-                        "SlotRetainsWal",
-                        Scenario.of("outbox_cdc_slot_lag_bytes" + relay, "600000000x10", "500000000x10", "5m")),
-                Map.entry(
+                        Map.of(
+                                "outbox_dead_letters_total" + relay,
+                                "0 0 0 1x10",
+                                "outbox_dead_lettered" + relay,
+                                "0x13"),
+                        Map.of("outbox_dead_letters_total" + relay, "0x13", "outbox_dead_lettered" + relay, "0x13"),
+                        "5m",
+                        Map.of(),
+                        null),
+                new Scenario(
+                        "OutboxDeadLetters",
+                        Map.of(
+                                "outbox_dead_letters_total" + relay,
+                                "0x13",
+                                "outbox_dead_lettered" + relay,
+                                "0 0 0 1x10"),
+                        Map.of("outbox_dead_letters_total" + relay, "0x13", "outbox_dead_lettered" + relay, "0x13"),
+                        "5m",
+                        Map.of(),
+                        null),
+                Scenario.of(
+                        "ConsumerDeadLetters", "accounting_dead_letters_total" + consumer, "0 0 0 2x10", "0x13", "5m"),
+                Scenario.of(
+                        "SlotRetainsWal", "outbox_cdc_slot_lag_bytes" + relay, "600000000x10", "500000000x10", "5m"),
+                new Scenario(
                         "NoRelayLeader",
-                        new Scenario(
-                                Map.of(
-                                        "outbox_cdc_leader" + relay,
-                                        "1 0x10",
-                                        "outbox_cdc_leader{job=\"cdc-relay\",instance=\"standby:8081\"}",
-                                        "0x10"),
-                                Map.of(
-                                        "outbox_cdc_leader" + relay,
-                                        "0x10",
-                                        "outbox_cdc_leader{job=\"cdc-relay\",instance=\"standby:8081\"}",
-                                        "1x10"),
-                                "5m",
-                                Map.of())),
-                Map.entry(
-                        "RelayFellBackToPolling",
-                        Scenario.of("outbox_relay_fallback" + relay, "0 0 1x10", "0x10", "5m")),
-                Map.entry(
+                        Map.of("outbox_cdc_leader" + relay, "1 0x10", "outbox_cdc_leader" + standby, "0x10"),
+                        Map.of("outbox_cdc_leader" + relay, "0x10", "outbox_cdc_leader" + standby, "1x10"),
+                        "5m",
+                        Map.of(),
+                        "2m"),
+                Scenario.of("RelayFellBackToPolling", "outbox_relay_fallback" + relay, "0 0 1x10", "0x10", "5m"),
+                new Scenario(
                         "OutboxWatermarkHeldBack",
-                        new Scenario(
-                                Map.of(
-                                        "outbox_watermark_rows" + relay,
-                                        "10000+20000x30",
-                                        "outbox_pending" + relay,
-                                        "100x30"),
-                                Map.of(
-                                        "outbox_watermark_rows" + relay,
-                                        "100000+20000x30",
-                                        "outbox_pending" + relay,
-                                        "10000+20000x30"),
-                                "25m",
-                                Map.of())),
-                Map.entry(
-                        "LeasesLost",
-                        Scenario.of("outbox_polling_lease_lost_total" + relay, "0 0 0 1x10", "0x13", "5m")),
-                Map.entry(
+                        Map.of("outbox_watermark_rows" + relay, "10000+20000x30", "outbox_pending" + relay, "100x30"),
+                        Map.of(
+                                "outbox_watermark_rows" + relay,
+                                "100000+20000x30",
+                                "outbox_pending" + relay,
+                                "10000+20000x30"),
+                        "25m",
+                        Map.of(),
+                        "19m"),
+                Scenario.of("LeasesLost", "outbox_polling_lease_lost_total" + relay, "0 0 0 1x10", "0x13", "5m"),
+                Scenario.of(
                         "ParkedEventsStuck",
-                        Scenario.of("accounting_oldest_parked_age_seconds" + consumer, "0+60x10", "0+25x10", "8m")),
-                Map.entry(
+                        "accounting_oldest_parked_age_seconds" + consumer,
+                        "0+60x10",
+                        "0+25x10",
+                        "8m"),
+                new Scenario(
                         "EndToEndLatencyHigh",
-                        new Scenario(
-                                latencyBuckets(consumer, "0x30", "0x30", "0+10x30"),
-                                latencyBuckets(consumer, "0x30", "0+10x30", "0+10x30"),
-                                "15m",
-                                Map.of())),
-                Map.entry(
+                        latencyBuckets(consumer, "0x30", "0x30", "0+10x30"),
+                        latencyBuckets(consumer, "0x30", "0+10x30", "0+10x30"),
+                        "15m",
+                        Map.of(),
+                        "5m"),
+                new Scenario(
                         "ServiceDown",
-                        new Scenario(
-                                Map.of("up{job=\"payments-api\",instance=\"payments-api:9080\"}", "1 0x10"),
-                                Map.of(
-                                        "up{job=\"payments-api\",instance=\"payments-api:9080\"}",
-                                        "1 0 1 0 1 0 1 0 1 0 1"),
-                                "5m",
-                                Map.of("job", "payments-api", "instance", "payments-api:9080"))));
+                        Map.of("up" + api, "1 0x10"),
+                        Map.of("up" + api, "1 0 1 0 1 0 1 0 1 0 1"),
+                        "5m",
+                        Map.of("job", "payments-api", "instance", "payments-api:9080"),
+                        "2m"));
         Path rulesFile = MonitoringFiles.docker().resolve("prometheus/alerts.yml");
         List<Map<String, Object>> rules = new ArrayList<>();
         for (Map<String, Object> group :
                 (List<Map<String, Object>>) MonitoringFiles.yaml(rulesFile).get("groups")) {
             rules.addAll((List<Map<String, Object>>) group.get("rules"));
         }
-        assertThat(scenarios)
+        assertThat(scenarios.stream().map(Scenario::alert).distinct())
                 .as("a scenario for every alert")
-                .containsOnlyKeys(MonitoringFiles.alerts().keySet());
+                .containsExactlyInAnyOrderElementsOf(MonitoringFiles.alerts().keySet());
 
         List<Map<String, Object>> tests = new ArrayList<>();
-        for (Map<String, Object> rule : rules) {
-            String name = (String) rule.get("alert");
-            Scenario scenario = scenarios.get(name);
+        Map<String, Map<String, Object>> byName = new LinkedHashMap<>();
+        rules.forEach(rule -> byName.put((String) rule.get("alert"), rule));
+        for (Scenario scenario : scenarios) {
+            Map<String, Object> rule = byName.get(scenario.alert());
+            assertThat(scenario.pendingAt() != null)
+                    .as(scenario.alert() + ": a scenario checks that it waits for its 'for' exactly when it has one")
+                    .isEqualTo(rule.containsKey("for"));
             Map<String, String> labels = new LinkedHashMap<>((Map<String, String>) rule.get("labels"));
             labels.putAll(scenario.labels());
             Map<String, String> annotations = new LinkedHashMap<>();
@@ -190,12 +200,16 @@ class MonitoringConfigurationTests {
                 }
                 annotations.put(key, text);
             });
-            tests.add(ruleTest(
-                    scenario.firing(),
-                    name,
+            List<Map<String, Object>> checks = new ArrayList<>();
+            checks.add(check(
+                    scenario.alert(),
                     scenario.evalTime(),
                     List.of(Map.of("exp_labels", labels, "exp_annotations", annotations))));
-            tests.add(ruleTest(scenario.quiet(), name, scenario.evalTime(), List.of()));
+            if (scenario.pendingAt() != null) {
+                checks.add(check(scenario.alert(), scenario.pendingAt(), List.of()));
+            }
+            tests.add(ruleTest(scenario.firing(), checks));
+            tests.add(ruleTest(scenario.quiet(), List.of(check(scenario.alert(), scenario.evalTime(), List.of()))));
         }
         Map<String, Object> file = new LinkedHashMap<>();
         file.put("rule_files", List.of(rulesFile.toAbsolutePath().toString()));
@@ -216,17 +230,14 @@ class MonitoringConfigurationTests {
                 series.formatted("+Inf"), all);
     }
 
-    private static Map<String, Object> ruleTest(
-            Map<String, String> series, String alert, String evalTime, List<Map<String, Object>> expected) {
+    private static Map<String, Object> ruleTest(Map<String, String> series, List<Map<String, Object>> checks) {
         List<Map<String, String>> input = new ArrayList<>();
         series.forEach((name, values) -> input.add(Map.of("series", name, "values", values)));
-        return Map.of(
-                "interval",
-                "1m",
-                "input_series",
-                input,
-                "alert_rule_test",
-                List.of(Map.of("eval_time", evalTime, "alertname", alert, "exp_alerts", expected)));
+        return Map.of("interval", "1m", "input_series", input, "alert_rule_test", checks);
+    }
+
+    private static Map<String, Object> check(String alert, String evalTime, List<Map<String, Object>> expected) {
+        return Map.of("eval_time", evalTime, "alertname", alert, "exp_alerts", expected);
     }
 
     @Test
