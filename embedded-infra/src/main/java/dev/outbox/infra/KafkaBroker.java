@@ -274,15 +274,38 @@ public final class KafkaBroker implements Kafka {
                 builder.env("KAFKA_ADMIN_PASSWORD", adminPassword);
             }
             process = builder.heap("512m").logTo(logFile).start();
-            try {
-                Ports.awaitListening(port, Duration.ofSeconds(90));
-            } catch (RuntimeException e) {
-                // a broker that never listened is still a live JVM: end it rather than leave it to the caller
-                JavaProcess.kill(process);
-                process = null;
-                throw new IllegalStateException("the broker did not listen on " + port + "; see " + logFile, e);
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (!Ports.isListening(port)) {
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    failedToStart();
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    failedToStart();
+                }
             }
             return this;
+        }
+
+        /**
+         * A broker that exited, or never listened and is still a live JVM: it is ended (the caller never gets it to
+         * close), a throw-away log directory deleted, and the failure points at the broker's log.
+         */
+        private void failedToStart() {
+            IllegalStateException failure = new IllegalStateException("the broker did not listen on " + port
+                    + (process.isAlive() ? "" : " (it exited with " + process.exitValue() + ")") + "; see " + logFile);
+            try {
+                JavaProcess.kill(process);
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+            process = null;
+            if (throwAway) {
+                ThrowAwayDirectory.delete(logDir);
+            }
+            throw failure;
         }
 
         /** SIGKILL: the broker gets no chance to flush or say goodbye. */
