@@ -277,13 +277,13 @@ public final class KafkaBroker implements Kafka {
             long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
             while (!Ports.isListening(port)) {
                 if (!process.isAlive() || System.nanoTime() > deadline) {
-                    failedToStart();
+                    throw failedToStart();
                 }
                 try {
                     Thread.sleep(100);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    failedToStart();
+                    throw failedToStart();
                 }
             }
             return this;
@@ -293,7 +293,7 @@ public final class KafkaBroker implements Kafka {
          * A broker that exited, or never listened and is still a live JVM: it is ended (the caller never gets it to
          * close), a throw-away log directory deleted, and the failure points at the broker's log.
          */
-        private void failedToStart() {
+        private IllegalStateException failedToStart() {
             IllegalStateException failure = new IllegalStateException("the broker did not listen on " + port
                     + (process.isAlive() ? "" : " (it exited with " + process.exitValue() + ")") + "; see " + logFile);
             try {
@@ -305,7 +305,7 @@ public final class KafkaBroker implements Kafka {
             if (throwAway) {
                 ThrowAwayDirectory.delete(logDir);
             }
-            throw failure;
+            return failure;
         }
 
         /** SIGKILL: the broker gets no chance to flush or say goodbye. */

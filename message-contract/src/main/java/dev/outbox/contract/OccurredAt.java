@@ -98,12 +98,15 @@ public final class OccurredAt {
         return Instant.parse(text);
     }
 
+    /** {@code value} (below 10^width) in exactly {@code width} digits, zeros first. */
     private static void digits(StringBuilder text, int value, int width) {
-        String number = Integer.toString(value);
-        for (int i = number.length(); i < width; i++) {
-            text.append('0');
+        int divisor = 1;
+        for (int i = 1; i < width; i++) {
+            divisor *= 10;
         }
-        text.append(number);
+        for (; divisor > 0; divisor /= 10) {
+            text.append((char) ('0' + value / divisor % 10));
+        }
     }
 
     /** The decimal number in {@code text[from, to)}, or -1 when a character is not an ASCII digit. */

@@ -164,8 +164,8 @@ class LeastPrivilegeIntegrationTests {
                     .hasSize(1);
         }
 
-        // the polling relay's and the safety net's statements, as the relay: claims raise the watermark, a retry and
-        // a requeue make the row ready again, the gauge counts
+        // the polling relay's and the safety net's statements, as the relay: claims read from the watermark, a retry
+        // and a requeue make the row ready again, the count raises the watermark
         Outbox asRelay = new Outbox(JdbcClient.create(new DriverManagerDataSource(url, relay, "relay")));
         UUID worker = UUID.randomUUID();
         UUID row = OutboxRows.insert(new DriverManagerDataSource(url, app, "payments_app"), 1, 1)

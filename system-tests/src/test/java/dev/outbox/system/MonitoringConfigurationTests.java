@@ -173,19 +173,12 @@ class MonitoringConfigurationTests {
                         "5m",
                         Map.of("job", "payments-api", "instance", "payments-api:9080"),
                         "2m"));
-        Path rulesFile = MonitoringFiles.docker().resolve("prometheus/alerts.yml");
-        List<Map<String, Object>> rules = new ArrayList<>();
-        for (Map<String, Object> group :
-                (List<Map<String, Object>>) MonitoringFiles.yaml(rulesFile).get("groups")) {
-            rules.addAll((List<Map<String, Object>>) group.get("rules"));
-        }
+        Map<String, Map<String, Object>> byName = MonitoringFiles.alertRules();
         assertThat(scenarios.stream().map(Scenario::alert).distinct())
                 .as("a scenario for every alert")
-                .containsExactlyInAnyOrderElementsOf(MonitoringFiles.alerts().keySet());
+                .containsExactlyInAnyOrderElementsOf(byName.keySet());
 
         List<Map<String, Object>> tests = new ArrayList<>();
-        Map<String, Map<String, Object>> byName = new LinkedHashMap<>();
-        rules.forEach(rule -> byName.put((String) rule.get("alert"), rule));
         for (Scenario scenario : scenarios) {
             Map<String, Object> rule = byName.get(scenario.alert());
             assertThat(scenario.pendingAt() != null)
@@ -212,7 +205,9 @@ class MonitoringConfigurationTests {
             tests.add(ruleTest(scenario.quiet(), List.of(check(scenario.alert(), scenario.evalTime(), List.of()))));
         }
         Map<String, Object> file = new LinkedHashMap<>();
-        file.put("rule_files", List.of(rulesFile.toAbsolutePath().toString()));
+        file.put(
+                "rule_files",
+                List.of(MonitoringFiles.alertsFile().toAbsolutePath().toString()));
         file.put("evaluation_interval", "1m");
         file.put("tests", tests);
         Path test = Files.writeString(dir.resolve("alerts-test.yml"), new Yaml().dump(file));

@@ -45,16 +45,27 @@ final class MonitoringFiles {
         }
     }
 
-    /** Alert name -> expression, in the order of docker/prometheus/alerts.yml. */
+    static Path alertsFile() {
+        return docker().resolve("prometheus/alerts.yml");
+    }
+
+    /** Alert name -> its rule as written (expr, for, labels, annotations), in the order of the rules file. */
     @SuppressWarnings("unchecked")
-    static Map<String, String> alerts() {
-        Map<String, String> alerts = new LinkedHashMap<>();
-        for (Map<String, Object> group : (List<Map<String, Object>>)
-                yaml(docker().resolve("prometheus/alerts.yml")).get("groups")) {
+    static Map<String, Map<String, Object>> alertRules() {
+        Map<String, Map<String, Object>> rules = new LinkedHashMap<>();
+        for (Map<String, Object> group :
+                (List<Map<String, Object>>) yaml(alertsFile()).get("groups")) {
             for (Map<String, Object> rule : (List<Map<String, Object>>) group.get("rules")) {
-                alerts.put((String) rule.get("alert"), String.valueOf(rule.get("expr")));
+                rules.put((String) rule.get("alert"), rule);
             }
         }
+        return rules;
+    }
+
+    /** Alert name -> expression, in the order of docker/prometheus/alerts.yml. */
+    static Map<String, String> alerts() {
+        Map<String, String> alerts = new LinkedHashMap<>();
+        alertRules().forEach((name, rule) -> alerts.put(name, String.valueOf(rule.get("expr"))));
         return alerts;
     }
 
