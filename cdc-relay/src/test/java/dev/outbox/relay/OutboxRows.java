@@ -8,6 +8,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.outbox.contract.EventTypes;
+import dev.outbox.contract.TimeOrderedIds;
 import dev.outbox.infra.PostgresServer;
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.payments.outbox.OutboxEvent;
@@ -52,7 +53,7 @@ public final class OutboxRows {
     /** A payment event of schema version 1: version 1 is its PaymentCreated, later versions are refunds. */
     public static OutboxEvent event(UUID payment, long version, String payloadJson) {
         return new OutboxEvent(
-                UUID.randomUUID(),
+                TimeOrderedIds.next(),
                 EventTypes.PAYMENT,
                 payment,
                 version,
@@ -69,7 +70,7 @@ public final class OutboxRows {
                 ? "{\"paymentId\":\"%s\",\"clientId\":\"client-a\",\"amount\":\"%s\",\"currency\":\"EUR\"}"
                         .formatted(payment, amount)
                 : "{\"paymentId\":\"%s\",\"refundId\":\"%s\",\"amount\":\"%s\",\"currency\":\"EUR\"}"
-                        .formatted(payment, UUID.randomUUID(), amount);
+                        .formatted(payment, TimeOrderedIds.next(), amount);
     }
 
     /** {@code aggregates} payments of {@code perAggregate} consecutive versions each, written in one transaction. */
@@ -80,7 +81,7 @@ public final class OutboxRows {
     public static List<OutboxEvent> insert(DataSource dataSource, int aggregates, int perAggregate) {
         List<OutboxEvent> events = new ArrayList<>(aggregates * perAggregate);
         for (int a = 0; a < aggregates; a++) {
-            UUID payment = UUID.randomUUID();
+            UUID payment = TimeOrderedIds.next();
             for (int v = 1; v <= perAggregate; v++) {
                 events.add(event(payment, v, payload(payment, v, "1.00")));
             }

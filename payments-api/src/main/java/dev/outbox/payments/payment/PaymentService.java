@@ -10,6 +10,7 @@ import java.util.UUID;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.PaymentPayloads.PaymentCreated;
 import dev.outbox.contract.PaymentPayloads.PaymentRefunded;
+import dev.outbox.contract.TimeOrderedIds;
 import dev.outbox.payments.idempotency.IdempotentOperations;
 import dev.outbox.payments.idempotency.StoredResponse;
 import dev.outbox.payments.outbox.OutboxEvent;
@@ -51,8 +52,8 @@ final class PaymentService {
     }
 
     StoredResponse create(String clientId, String key, NewPayment request) {
-        UUID paymentId = UUID.randomUUID();
-        UUID eventId = UUID.randomUUID();
+        UUID paymentId = TimeOrderedIds.next();
+        UUID eventId = TimeOrderedIds.next();
         String traceparent = trace.traceparent();
         Money money = request.money();
         return idempotent.execute(
@@ -97,8 +98,8 @@ final class PaymentService {
     }
 
     StoredResponse refund(String clientId, String key, UUID paymentId, String requested) {
-        UUID refundId = UUID.randomUUID();
-        UUID eventId = UUID.randomUUID();
+        UUID refundId = TimeOrderedIds.next();
+        UUID eventId = TimeOrderedIds.next();
         String traceparent = trace.traceparent();
         Payment payment = find(paymentId, clientId);
         Money money = Money.parse(requested, Currency.getInstance(payment.currency()));

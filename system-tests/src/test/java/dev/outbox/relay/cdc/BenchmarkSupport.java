@@ -17,6 +17,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 
+import dev.outbox.contract.TimeOrderedIds;
 import dev.outbox.infra.Kafka;
 import dev.outbox.infra.Postgres;
 import dev.outbox.payments.outbox.OutboxEvent;
@@ -38,7 +39,7 @@ final class BenchmarkSupport {
         List<OutboxEvent> backlog = new ArrayList<>(events);
         int refunded = events / 5;
         for (int i = 0; i < events - refunded; i++) {
-            UUID payment = UUID.randomUUID();
+            UUID payment = TimeOrderedIds.next();
             backlog.add(OutboxRows.event(payment, 1, OutboxRows.payload(payment, 1, "10.00")));
             if (i < refunded) {
                 backlog.add(OutboxRows.event(payment, 2, OutboxRows.payload(payment, 2, "2.50")));
