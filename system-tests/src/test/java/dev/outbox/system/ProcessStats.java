@@ -3,12 +3,25 @@ package dev.outbox.system;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /** What Linux says of a process the benchmark started: its CPU so far and its peak resident memory, from /proc. */
 public final class ProcessStats {
+
+    /** The kinds of PostgreSQL server process, as their titles begin after {@code postgres: }. */
+    private static final List<String> POSTGRES_PROCESS_KINDS = List.of(
+            "autovacuum worker",
+            "autovacuum launcher",
+            "checkpointer",
+            "background writer",
+            "walwriter",
+            "walsender",
+            "io worker",
+            "logical replication",
+            "parallel worker");
 
     private ProcessStats() {}
 
@@ -19,6 +32,32 @@ public final class ProcessStats {
         } catch (IOException e) {
             return 0;
         }
+    }
+
+    /**
+     * What a PostgreSQL server process is, from the title it sets ({@code postgres: checkpointer}, {@code postgres:
+     * autovacuum worker db}, {@code postgres: user db 127.0.0.1(5432) idle}): its kind, a client backend by its user
+     * ({@code backend of user}); {@code gone} when it ended.
+     */
+    public static String postgresRole(long pid) {
+        String title;
+        try {
+            title = new String(Files.readAllBytes(Path.of("/proc", String.valueOf(pid), "cmdline")))
+                    .replace('\0', ' ')
+                    .trim();
+        } catch (IOException e) {
+            return "gone";
+        }
+        if (!title.startsWith("postgres: ")) {
+            return "postmaster";
+        }
+        String role = title.substring("postgres: ".length());
+        for (String kind : POSTGRES_PROCESS_KINDS) {
+            if (role.startsWith(kind)) {
+                return kind;
+            }
+        }
+        return "backend of " + role.split(" ")[0];
     }
 
     /** VmHWM: the most resident memory the process ever had, in KiB (-1 when Linux does not say). */

@@ -78,6 +78,10 @@ class RelayVersusConnectBenchmarkTests {
             List.of(System.getProperty("bench.contenders", "relay,connect").split(","));
     /** Whether the raw limits (pg_recvlogical, the bare producer) are measured too. */
     static final boolean LIMITS = Boolean.parseBoolean(System.getProperty("bench.limits", "true"));
+    /** The codecs the bare producer sends with, the relay's (lz4) first. */
+    static final List<String> CODECS = List.of("lz4", "none", "zstd");
+    /** Measured passes of the bare producer per codec. */
+    static final int BARE_PASSES = 3;
     /** Extra environment for the relay, {@code NAME=value} pairs separated by {@code |}, for trying settings. */
     static final String RELAY_ENV = System.getProperty("bench.relayEnv", "");
     /**
@@ -137,7 +141,7 @@ class RelayVersusConnectBenchmarkTests {
             }
             String identical = compareProbes();
             double raw = LIMITS ? rawDecoding() : Double.NaN;
-            double[] bare = LIMITS ? bareProducer() : new double[6];
+            double[] bare = LIMITS ? bareProducer() : new double[3 * CODECS.size()];
             write(runs, raw, bare);
             assertThat(runs).allMatch(r -> r.warmEventsPerSecond() > 0 && r.coldSeconds() > 0);
             assertThat(identical).as("the relay's records against Connect's").isNull();
@@ -488,16 +492,18 @@ class RelayVersusConnectBenchmarkTests {
                             e.traceParent()),
                     e.payloadJson().getBytes(StandardCharsets.UTF_8)));
         }
-        double[] result = new double[6];
-        String[] codecs = {"lz4", "none", "zstd"};
-        for (int pass = 0; pass < 2; pass++) { // the first pass warms the JIT
-            for (int c = 0; c < codecs.length; c++) {
+        // per codec: events/s, CPU-s per 100k of the producer's JVM and of the broker, each the mean of the measured
+        // passes; the codecs take turns, so a slow moment of the machine falls on all of them
+        double[] result = new double[3 * CODECS.size()];
+        for (int pass = 0; pass <= BARE_PASSES; pass++) { // pass 0 warms the JIT and is not counted
+            for (int c = 0; c < CODECS.size(); c++) {
                 Map<String, Object> settings =
                         new HashMap<>(ConnectWorker.producerSettings(kafka.bootstrapServers(), Map.of()));
-                settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codecs[c]);
+                settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, CODECS.get(c));
                 try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(settings)) {
                     double cpu0 =
                             ProcessStats.cpuSeconds(ProcessHandle.current().pid());
+                    double broker0 = ProcessStats.cpuSeconds(brokerPid);
                     long t0 = System.nanoTime();
                     List<Future<?>> acks = new ArrayList<>(records.size());
                     for (EventRecord r : records) {
@@ -506,9 +512,14 @@ class RelayVersusConnectBenchmarkTests {
                     for (Future<?> f : acks) {
                         f.get();
                     }
-                    result[2 * c] = BACKLOG / ((System.nanoTime() - t0) / 1e9);
-                    result[2 * c + 1] =
-                            (ProcessStats.cpuSeconds(ProcessHandle.current().pid()) - cpu0) * 100_000 / BACKLOG;
+                    double seconds = (System.nanoTime() - t0) / 1e9;
+                    double cpu = ProcessStats.cpuSeconds(ProcessHandle.current().pid()) - cpu0;
+                    double broker = ProcessStats.cpuSeconds(brokerPid) - broker0;
+                    if (pass > 0) {
+                        result[3 * c] += BACKLOG / seconds / BARE_PASSES;
+                        result[3 * c + 1] += cpu * 100_000 / BACKLOG / BARE_PASSES;
+                        result[3 * c + 2] += broker * 100_000 / BACKLOG / BARE_PASSES;
+                    }
                 }
             }
         }
@@ -556,10 +567,12 @@ class RelayVersusConnectBenchmarkTests {
                 ProcessHandle.of(postmaster).orElseThrow().descendants().toList()) {
             if (child.pid() != walsender) {
                 // keyed per process: one that ended within the window is left out, one that started counts whole
-                cpu.put("pg:" + child.pid(), ProcessStats.cpuSeconds(child.pid()));
+                cpu.put(
+                        "pg:" + ProcessStats.postgresRole(child.pid()) + ":" + child.pid(),
+                        ProcessStats.cpuSeconds(child.pid()));
             }
         }
-        cpu.put("pg:" + postmaster, rest);
+        cpu.put("pg:postmaster:" + postmaster, rest);
         cpu.put("broker", ProcessStats.cpuSeconds(brokerPid));
         return cpu;
     }
@@ -607,6 +620,25 @@ class RelayVersusConnectBenchmarkTests {
                     .collect(Collectors.joining(", ")));
             md.append('\n');
         }
+        md.append(
+                "\nThe rest of PostgreSQL in the warm drain by kind of process (CPU-s per 100k events; a client backend"
+                        + " by its user; under 0.01 left out; a process that ended within the window is not counted):\n\n");
+        for (Run r : runs) {
+            Map<String, Double> kinds = new TreeMap<>();
+            r.cpuPer100k().forEach((key, value) -> {
+                if (key.startsWith("pg:")) {
+                    kinds.merge(key.substring(3, key.lastIndexOf(':')), value, Double::sum);
+                }
+            });
+            md.append(String.format("- %s r%d: ", r.contender(), r.round()));
+            String listed = kinds.entrySet().stream()
+                    .filter(e -> e.getValue() >= 0.01)
+                    .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+                    .map(e -> String.format("%s %.2f", e.getKey(), e.getValue()))
+                    .collect(Collectors.joining(", "));
+            md.append(listed.isEmpty() ? "none over 0.01" : listed);
+            md.append('\n');
+        }
         md.append("\n");
         if (LIMITS) {
             if (!Double.isNaN(raw)) {
@@ -614,9 +646,20 @@ class RelayVersusConnectBenchmarkTests {
                         "- raw decoding of one backlog's WAL (pg_recvlogical, pgoutput): %.0f events/s%n", raw));
             }
             md.append(String.format(
-                    "- bare producer, relay settings, in the benchmark's JVM: lz4 %.0f events/s (%.2f CPU-s per 100k),"
-                            + " none %.0f (%.2f), zstd %.0f (%.2f)%n",
-                    bare[0], bare[1], bare[2], bare[3], bare[4], bare[5]));
+                    "- bare producer, relay settings, in the benchmark's JVM, per codec (mean of %d passes of one backlog"
+                            + " each, after one not counted): ",
+                    BARE_PASSES));
+            for (int c = 0; c < CODECS.size(); c++) {
+                md.append(String.format(
+                        "%s%s %.0f events/s, CPU-s per 100k: producer %.2f + broker %.2f = %.2f",
+                        c == 0 ? "" : "; ",
+                        CODECS.get(c),
+                        bare[3 * c],
+                        bare[3 * c + 1],
+                        bare[3 * c + 2],
+                        bare[3 * c + 1] + bare[3 * c + 2]));
+            }
+            md.append('\n');
         } else {
             md.append("- raw decoding and the bare producer not measured (-Dbench.limits=false)\n");
         }
