@@ -141,7 +141,7 @@ class RelayVersusConnectBenchmarkTests {
             }
             String identical = compareProbes();
             double raw = LIMITS ? rawDecoding() : Double.NaN;
-            double[] bare = LIMITS ? bareProducer() : new double[3 * CODECS.size()];
+            List<CodecRun> bare = LIMITS ? bareProducer() : List.of();
             write(runs, raw, bare);
             assertThat(runs).allMatch(r -> r.warmEventsPerSecond() > 0 && r.coldSeconds() > 0);
             assertThat(identical).as("the relay's records against Connect's").isNull();
@@ -467,13 +467,35 @@ class RelayVersusConnectBenchmarkTests {
         return rate;
     }
 
+    /** The bare producer with one codec: events/s, and CPU-seconds per 100,000 events of its JVM and of the broker. */
+    record CodecRun(String codec, double eventsPerSecond, double producerCpuPer100k, double brokerCpuPer100k) {
+
+        static CodecRun mean(List<CodecRun> passes) {
+            return new CodecRun(
+                    passes.get(0).codec(),
+                    passes.stream()
+                            .mapToDouble(CodecRun::eventsPerSecond)
+                            .average()
+                            .orElseThrow(),
+                    passes.stream()
+                            .mapToDouble(CodecRun::producerCpuPer100k)
+                            .average()
+                            .orElseThrow(),
+                    passes.stream()
+                            .mapToDouble(CodecRun::brokerCpuPer100k)
+                            .average()
+                            .orElseThrow());
+        }
+    }
+
     /**
      * A producer with the relay's settings sending a backlog of the relay's records (same key, value and headers), in
      * this JVM: the ceiling of any relay on this broker. Also with the other codecs, for the codec choice.
      *
-     * @return events/s and this JVM's CPU-seconds per 100,000 events, per codec (lz4, none, zstd)
+     * @return per codec, the mean of {@link #BARE_PASSES} passes after one that warms the JIT; the codecs take turns,
+     *         so a slow moment of the machine falls on all of them
      */
-    private double[] bareProducer() throws Exception {
+    private List<CodecRun> bareProducer() throws Exception {
         List<EventRecord> records = new ArrayList<>(BACKLOG);
         String topic = "bare-" + Long.toHexString(System.nanoTime());
         try (Admin admin = Admin.create(kafka.adminClientProperties())) {
@@ -492,38 +514,41 @@ class RelayVersusConnectBenchmarkTests {
                             e.traceParent()),
                     e.payloadJson().getBytes(StandardCharsets.UTF_8)));
         }
-        // per codec: events/s, CPU-s per 100k of the producer's JVM and of the broker, each the mean of the measured
-        // passes; the codecs take turns, so a slow moment of the machine falls on all of them
-        double[] result = new double[3 * CODECS.size()];
-        for (int pass = 0; pass <= BARE_PASSES; pass++) { // pass 0 warms the JIT and is not counted
-            for (int c = 0; c < CODECS.size(); c++) {
-                Map<String, Object> settings =
-                        new HashMap<>(ConnectWorker.producerSettings(kafka.bootstrapServers(), Map.of()));
-                settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, CODECS.get(c));
-                try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(settings)) {
-                    double cpu0 =
-                            ProcessStats.cpuSeconds(ProcessHandle.current().pid());
-                    double broker0 = ProcessStats.cpuSeconds(brokerPid);
-                    long t0 = System.nanoTime();
-                    List<Future<?>> acks = new ArrayList<>(records.size());
-                    for (EventRecord r : records) {
-                        acks.add(producer.send(r.toProducerRecord()));
-                    }
-                    for (Future<?> f : acks) {
-                        f.get();
-                    }
-                    double seconds = (System.nanoTime() - t0) / 1e9;
-                    double cpu = ProcessStats.cpuSeconds(ProcessHandle.current().pid()) - cpu0;
-                    double broker = ProcessStats.cpuSeconds(brokerPid) - broker0;
-                    if (pass > 0) {
-                        result[3 * c] += BACKLOG / seconds / BARE_PASSES;
-                        result[3 * c + 1] += cpu * 100_000 / BACKLOG / BARE_PASSES;
-                        result[3 * c + 2] += broker * 100_000 / BACKLOG / BARE_PASSES;
-                    }
+        Map<String, List<CodecRun>> measured = new LinkedHashMap<>();
+        for (int pass = 0; pass <= BARE_PASSES; pass++) {
+            for (String codec : CODECS) {
+                CodecRun run = send(records, codec);
+                if (pass > 0) {
+                    measured.computeIfAbsent(codec, c -> new ArrayList<>()).add(run);
                 }
             }
         }
-        return result;
+        return measured.values().stream().map(CodecRun::mean).toList();
+    }
+
+    private CodecRun send(List<EventRecord> records, String codec) throws Exception {
+        Map<String, Object> settings =
+                new HashMap<>(ConnectWorker.producerSettings(kafka.bootstrapServers(), Map.of()));
+        settings.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
+        long self = ProcessHandle.current().pid();
+        try (KafkaProducer<String, byte[]> producer = new KafkaProducer<>(settings)) {
+            double cpu0 = ProcessStats.cpuSeconds(self);
+            double broker0 = ProcessStats.cpuSeconds(brokerPid);
+            long t0 = System.nanoTime();
+            List<Future<?>> acks = new ArrayList<>(records.size());
+            for (EventRecord r : records) {
+                acks.add(producer.send(r.toProducerRecord()));
+            }
+            for (Future<?> f : acks) {
+                f.get();
+            }
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            return new CodecRun(
+                    codec,
+                    records.size() / seconds,
+                    (ProcessStats.cpuSeconds(self) - cpu0) * 100_000 / records.size(),
+                    (ProcessStats.cpuSeconds(brokerPid) - broker0) * 100_000 / records.size());
+        }
     }
 
     // ---------------------------------------------------------------- backlog, topic, slot
@@ -586,7 +611,7 @@ class RelayVersusConnectBenchmarkTests {
                 + " events (80% PaymentCreated, 20% PaymentRefunded) in one transaction";
     }
 
-    private void write(List<Run> runs, double raw, double[] bare) throws IOException {
+    private void write(List<Run> runs, double raw, List<CodecRun> bare) throws IOException {
         StringBuilder md = new StringBuilder();
         md.append("| | ");
         runs.forEach(
@@ -649,16 +674,15 @@ class RelayVersusConnectBenchmarkTests {
                     "- bare producer, relay settings, in the benchmark's JVM, per codec (mean of %d passes of one backlog"
                             + " each, after one not counted): ",
                     BARE_PASSES));
-            for (int c = 0; c < CODECS.size(); c++) {
-                md.append(String.format(
-                        "%s%s %.0f events/s, CPU-s per 100k: producer %.2f + broker %.2f = %.2f",
-                        c == 0 ? "" : "; ",
-                        CODECS.get(c),
-                        bare[3 * c],
-                        bare[3 * c + 1],
-                        bare[3 * c + 2],
-                        bare[3 * c + 1] + bare[3 * c + 2]));
-            }
+            md.append(bare.stream()
+                    .map(c -> String.format(
+                            "%s %.0f events/s, CPU-s per 100k: producer %.2f + broker %.2f = %.2f",
+                            c.codec(),
+                            c.eventsPerSecond(),
+                            c.producerCpuPer100k(),
+                            c.brokerCpuPer100k(),
+                            c.producerCpuPer100k() + c.brokerCpuPer100k()))
+                    .collect(Collectors.joining("; ")));
             md.append('\n');
         } else {
             md.append("- raw decoding and the bare producer not measured (-Dbench.limits=false)\n");
