@@ -37,7 +37,8 @@ public final class ProcessStats {
     /**
      * What a PostgreSQL server process is, from the title it sets ({@code postgres: checkpointer}, {@code postgres:
      * autovacuum worker db}, {@code postgres: user db 127.0.0.1(5432) idle}): its kind, a client backend by its user
-     * ({@code backend of user}); {@code gone} when it ended.
+     * ({@code backend of user}); {@code postmaster} for a child that has not set its title yet (a fork still carries the
+     * postmaster's command line); {@code gone} when it ended.
      */
     public static String postgresRole(long pid) {
         String title;

@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 import dev.outbox.contract.EventEnvelope;
@@ -473,18 +474,13 @@ class RelayVersusConnectBenchmarkTests {
         static CodecRun mean(List<CodecRun> passes) {
             return new CodecRun(
                     passes.get(0).codec(),
-                    passes.stream()
-                            .mapToDouble(CodecRun::eventsPerSecond)
-                            .average()
-                            .orElseThrow(),
-                    passes.stream()
-                            .mapToDouble(CodecRun::producerCpuPer100k)
-                            .average()
-                            .orElseThrow(),
-                    passes.stream()
-                            .mapToDouble(CodecRun::brokerCpuPer100k)
-                            .average()
-                            .orElseThrow());
+                    mean(passes, CodecRun::eventsPerSecond),
+                    mean(passes, CodecRun::producerCpuPer100k),
+                    mean(passes, CodecRun::brokerCpuPer100k));
+        }
+
+        private static double mean(List<CodecRun> passes, ToDoubleFunction<CodecRun> figure) {
+            return passes.stream().mapToDouble(figure).average().orElseThrow();
         }
     }
 
