@@ -41,6 +41,12 @@ class CdcSafetyNetIntegrationTests {
             inserted.addAll(OutboxRows.insert(database, 25, 2));
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(database) == 0);
         }
+        // the walsender lets go of the slot after the relay's connection is gone, not when the context has closed
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RelayFixtures.count(
+                                database,
+                                "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" + slot + "'")
+                        == 0);
         RelayFixtures.count(database, "SELECT count(*) FROM (SELECT pg_drop_replication_slot('" + slot + "')) d");
         inserted.addAll(OutboxRows.insert(database, 50, 2));
 

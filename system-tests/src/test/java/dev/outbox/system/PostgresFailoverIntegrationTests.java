@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
@@ -69,7 +70,13 @@ import static org.awaitility.Awaitility.await;
 class PostgresFailoverIntegrationTests {
 
     private static final int CLIENTS = 4;
-    private static final int PER_CLIENT = 150;
+    /** Payments the load creates before the kill sequence starts, and after the promotion before it stops. */
+    private static final int BEFORE_KILL = 150;
+
+    private static final int AFTER_PROMOTION = 300;
+    /** A bound on the load, whatever happens. */
+    private static final int MAX_PER_CLIENT = 5_000;
+
     private static final Pattern PAYMENT_ID = Pattern.compile("\"id\"\\s*:\\s*\"([0-9a-f-]{36})\"");
 
     @Test
@@ -159,21 +166,24 @@ class PostgresFailoverIntegrationTests {
                             + Duration.between(syncing, Instant.now()).toMillis() + " ms after it was active ("
                             + warmUp + " payments meanwhile)");
                 }
-                int expected = CLIENTS * PER_CLIENT + warmUp;
-                int started = expected;
+                int beforeLoad = clients.created.get();
 
+                // The clients post without a pause until well after the promotion, so requests are in flight at the
+                // kill whatever the machine's speed (a fixed number of requests may all be answered before it).
+                AtomicBoolean stop = new AtomicBoolean();
+                AtomicInteger issued = new AtomicInteger();
                 ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
                 List<Future<?>> load = new ArrayList<>();
                 for (int t = 0; t < CLIENTS; t++) {
                     int thread = t;
                     load.add(pool.submit(() -> {
-                        for (int i = 0; i < PER_CLIENT; i++) {
+                        for (int i = 0; !stop.get() && i < MAX_PER_CLIENT; i++) {
+                            issued.incrementAndGet();
                             clients.postUntilCreated(suffix + "-" + thread + "-" + i);
                         }
                     }));
                 }
-                await().atMost(Duration.ofSeconds(60))
-                        .until(() -> clients.created.get() >= started - (CLIENTS - 1) * PER_CLIENT);
+                await().atMost(Duration.ofSeconds(60)).until(() -> clients.created.get() >= beforeLoad + BEFORE_KILL);
 
                 // A request whose commit reached the standby and whose answer never reached the client: the API
                 // holds its response after the commit; the client gives up waiting.
@@ -203,12 +213,16 @@ class PostgresFailoverIntegrationTests {
                 Clients.Answer heldRetry = clients.retryUntilCreated(heldKey);
                 Clients.Answer inFlightRetry = clients.retryUntilCreated(inFlightKey);
                 HoldResponse.RELEASE.countDown();
-                expected += 2;
-
+                int afterPromotion = clients.created.get();
+                await().atMost(Duration.ofSeconds(120))
+                        .until(() -> clients.created.get() >= afterPromotion + AFTER_PROMOTION
+                                || clients.failure.get() != null);
+                stop.set(true);
                 for (Future<?> f : load) {
                     f.get();
                 }
                 pool.shutdown();
+                int expected = warmUp + issued.get() + 2;
                 assertThat(clients.failure.get())
                         .as("every client got an answer")
                         .isNull();

@@ -35,7 +35,11 @@ final class ParkedMonitor implements SchedulingConfigurer {
         registrar.addFixedDelayTask(this::refresh, interval);
     }
 
-    void refresh() {
+    /**
+     * Reads the parked events and sets the gauges as one step: a scheduled refresh that read before an operator's skip
+     * committed cannot overwrite the skip's own refresh with the count from before it.
+     */
+    synchronized void refresh() {
         LedgerRepository.ParkedSummary summary = ledger.parkedSummary(consumer);
         parked.set(summary.count());
         oldest.set(summary.oldestSeconds());
