@@ -70,9 +70,9 @@ import static org.awaitility.Awaitility.await;
 class PostgresFailoverIntegrationTests {
 
     private static final int CLIENTS = 4;
-    /** Payments the load creates before the kill sequence starts, and after the promotion before it stops. */
+    /** Payments the load creates before the kill sequence starts. */
     private static final int BEFORE_KILL = 150;
-
+    /** Payments the load creates after the promotion before it stops. */
     private static final int AFTER_PROMOTION = 300;
     /** A bound on the load, whatever happens. */
     private static final int MAX_PER_CLIENT = 5_000;
