@@ -174,147 +174,171 @@ class PostgresFailoverIntegrationTests {
                 AtomicInteger issued = new AtomicInteger();
                 ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
                 List<Future<?>> load = new ArrayList<>();
-                for (int t = 0; t < CLIENTS; t++) {
-                    int thread = t;
-                    load.add(pool.submit(() -> {
-                        for (int i = 0; !stop.get() && i < MAX_PER_CLIENT; i++) {
-                            issued.incrementAndGet();
-                            clients.postUntilCreated(suffix + "-" + thread + "-" + i);
-                        }
-                    }));
-                }
-                await().atMost(Duration.ofSeconds(60)).until(() -> clients.created.get() >= beforeLoad + BEFORE_KILL);
-
-                // A request whose commit reached the standby and whose answer never reached the client: the API
-                // holds its response after the commit; the client gives up waiting.
-                String heldKey = suffix + "-held-after-commit";
-                CompletableFuture<Clients.Answer> heldFirst =
-                        CompletableFuture.supplyAsync(() -> clients.post(heldKey, Duration.ofSeconds(5)));
-                assertThat(HoldResponse.COMMITTED.await(30, TimeUnit.SECONDS))
-                        .as("the held request committed")
-                        .isTrue();
-                // A request whose commit is in flight at the kill: the primary's WAL sender is paused, so the commit
-                // is written on the primary and waits there for the standby (synchronous replication).
-                pg.pauseWalSender();
-                String inFlightKey = suffix + "-in-flight";
-                CompletableFuture<Clients.Answer> inFlightFirst =
-                        CompletableFuture.supplyAsync(() -> clients.post(inFlightKey, Duration.ofSeconds(30)));
-                await().atMost(Duration.ofSeconds(10)).until(() -> waitingForStandby(pg) > 0);
-                Thread.sleep(500);
-
-                Instant killed = pg.killPrimary();
-                Instant down = Instant.now();
-                pg.killPausedWalSender();
-                pg.promoteStandby();
-                Instant promoted = Instant.now();
-
-                Clients.Answer heldAnswer = heldFirst.get();
-                Clients.Answer inFlightAnswer = inFlightFirst.get();
-                Clients.Answer heldRetry = clients.retryUntilCreated(heldKey);
-                Clients.Answer inFlightRetry = clients.retryUntilCreated(inFlightKey);
-                HoldResponse.RELEASE.countDown();
-                int afterPromotion = clients.created.get();
-                await().atMost(Duration.ofSeconds(120))
-                        .until(() -> clients.created.get() >= afterPromotion + AFTER_PROMOTION
-                                || clients.failure.get() != null);
-                stop.set(true);
-                for (Future<?> f : load) {
-                    f.get();
-                }
-                pool.shutdown();
-                int expected = warmUp + issued.get() + 2;
-                assertThat(clients.failure.get())
-                        .as("every client got an answer")
-                        .isNull();
-
-                await().atMost(Duration.ofSeconds(180))
-                        .pollInterval(Duration.ofSeconds(1))
-                        .ignoreExceptions()
-                        .until(() -> {
-                            try (Connection p = pg.connect("payments");
-                                    Connection a = pg.connect("accounting")) {
-                                return InvariantChecker.check(p, a, "accounting", null, null)
-                                        .holds();
+                try {
+                    for (int t = 0; t < CLIENTS; t++) {
+                        int thread = t;
+                        load.add(pool.submit(() -> {
+                            for (int i = 0; !stop.get() && i < MAX_PER_CLIENT; i++) {
+                                issued.incrementAndGet();
+                                clients.postUntilCreated(suffix + "-" + thread + "-" + i);
                             }
-                        });
-                Instant drained = Instant.now();
-
-                try (Connection p = pg.connect("payments");
-                        Connection a = pg.connect("accounting")) {
-                    InvariantChecker.Report report = InvariantChecker.check(p, a, "accounting", kafka, topic);
-                    List<ConsumerRecord<String, String>> wire = TopicReader.toEnd(kafka, topic, Duration.ofSeconds(60));
-                    Long firstAfterKill = wire.stream()
-                            .map(ConsumerRecord::timestamp)
-                            .filter(ts -> ts >= killed.toEpochMilli())
-                            .min(Long::compare)
-                            .orElse(null);
-                    Long firstNewEvent = wire.stream()
-                            .filter(r -> Instant.parse(TopicReader.header(r, MessageHeaders.OCCURRED_AT))
-                                    .isAfter(promoted))
-                            .map(ConsumerRecord::timestamp)
-                            .min(Long::compare)
-                            .orElse(null);
-                    long keys = count(p, "SELECT count(*) FROM idempotency_keys");
-                    long knownToClients = clients.paymentIds.size();
-                    long knownAndPresent = count(
-                            p,
-                            "SELECT count(*) FROM payments WHERE id::text IN ('"
-                                    + String.join("','", clients.paymentIds) + "')");
-                    String slotOnNewPrimary = mode.equals("cdc") ? slotState(p, slot) : "n/a";
-                    double safetyNet = claimedBySafetyNet(relay);
-
-                    System.out.println("failover[" + label + "]: " + report);
-                    System.out.println("failover[" + label + "]: SIGKILL -> postmaster gone "
-                            + Duration.between(killed, down).toMillis() + " ms, -> standby promoted "
-                            + Duration.between(killed, promoted).toMillis() + " ms, -> first record on the wire "
-                            + (firstAfterKill == null ? "none" : (firstAfterKill - killed.toEpochMilli()) + " ms")
-                            + ", -> first event written on the new primary on the wire "
-                            + (firstNewEvent == null ? "none" : (firstNewEvent - killed.toEpochMilli()) + " ms")
-                            + ", -> drained (invariant holds) "
-                            + Duration.between(killed, drained).toMillis() + " ms");
-                    System.out.println("failover[" + label + "]: committed and replicated, answer held: first attempt "
-                            + heldAnswer + ", retry " + heldRetry + "; commit in flight (not replicated) at the kill:"
-                            + " first attempt " + inFlightAnswer + ", retry " + inFlightRetry);
-                    System.out.println("failover[" + label + "]: requests failed at the kill and retried with the"
-                            + " same key: " + clients.retriedKeys.size() + " keys (" + clients.retries
-                            + " retries); their final answer replayed the stored response: "
-                            + clients.replayedAfterFailure.size() + ", created afresh: "
-                            + (clients.retriedKeys.size() - clients.replayedAfterFailure.size())
-                            + "; slot on the new primary: " + slotOnNewPrimary
-                            + "; rows published by the safety net: " + safetyNet);
-
-                    assertThat(report.holds()).as(report.toString()).isTrue();
-                    assertThat(report.payments()).as("one payment per key").isEqualTo(expected);
-                    assertThat(keys).as("one idempotency record per key").isEqualTo(expected);
-                    assertThat(report.events()).isEqualTo(expected);
-                    assertThat(report.duplicateEffects()).isZero();
-                    assertThat(report.missingEffects()).isZero();
-                    assertThat(report.orphanEffects())
-                            .as("no event of a payment the new primary lacks")
-                            .isZero();
-                    assertThat(knownToClients)
-                            .as("each key was answered with one payment id")
-                            .isEqualTo(expected);
-                    assertThat(knownAndPresent)
-                            .as("every payment a client was told about survived the failover")
-                            .isEqualTo(knownToClients);
-                    assertThat(clients.retriedKeys)
-                            .as("the kill interrupted requests in flight")
-                            .isNotEmpty();
-                    assertThat(firstNewEvent)
-                            .as("events written after the failover were published")
-                            .isNotNull();
-                    if (mode.equals("cdc") && !slotSync) {
-                        assertThat(slotOnNewPrimary)
-                                .as("the relay created a new failover slot on the promoted standby")
-                                .isEqualTo("active=t failover=true synced=false");
+                        }));
                     }
-                    if (mode.equals("cdc") && slotSync) {
-                        assertThat(safetyNet)
-                                .as("the stream resumed from the synchronized slot; the safety net had nothing to do")
+                    await().atMost(Duration.ofSeconds(60))
+                            .until(() -> clients.created.get() >= beforeLoad + BEFORE_KILL);
+
+                    // A request whose commit reached the standby and whose answer never reached the client: the API
+                    // holds its response after the commit; the client gives up waiting.
+                    String heldKey = suffix + "-held-after-commit";
+                    CompletableFuture<Clients.Answer> heldFirst =
+                            CompletableFuture.supplyAsync(() -> clients.post(heldKey, Duration.ofSeconds(5)));
+                    assertThat(HoldResponse.COMMITTED.await(30, TimeUnit.SECONDS))
+                            .as("the held request committed")
+                            .isTrue();
+                    // A request whose commit is in flight at the kill: the primary's WAL sender is paused, so the
+                    // commit
+                    // is written on the primary and waits there for the standby (synchronous replication).
+                    pg.pauseWalSender();
+                    String inFlightKey = suffix + "-in-flight";
+                    CompletableFuture<Clients.Answer> inFlightFirst =
+                            CompletableFuture.supplyAsync(() -> clients.post(inFlightKey, Duration.ofSeconds(30)));
+                    await().atMost(Duration.ofSeconds(10)).until(() -> waitingForStandby(pg) > 0);
+                    Thread.sleep(500);
+
+                    Instant killed = pg.killPrimary();
+                    Instant down = Instant.now();
+                    pg.killPausedWalSender();
+                    pg.promoteStandby();
+                    Instant promoted = Instant.now();
+
+                    Clients.Answer heldAnswer = heldFirst.get();
+                    Clients.Answer inFlightAnswer = inFlightFirst.get();
+                    Clients.Answer heldRetry = clients.retryUntilCreated(heldKey);
+                    Clients.Answer inFlightRetry = clients.retryUntilCreated(inFlightKey);
+                    HoldResponse.RELEASE.countDown();
+                    int afterPromotion = clients.created.get();
+                    await().atMost(Duration.ofSeconds(120))
+                            .until(() -> clients.created.get() >= afterPromotion + AFTER_PROMOTION
+                                    || clients.failure.get() != null);
+                    stop.set(true);
+                    for (Future<?> f : load) {
+                        f.get();
+                    }
+                    pool.shutdown();
+                    int expected = warmUp + issued.get() + 2;
+                    assertThat(clients.failure.get())
+                            .as("every client got an answer")
+                            .isNull();
+
+                    await().atMost(Duration.ofSeconds(180))
+                            .pollInterval(Duration.ofSeconds(1))
+                            .ignoreExceptions()
+                            .until(() -> {
+                                try (Connection p = pg.connect("payments");
+                                        Connection a = pg.connect("accounting")) {
+                                    return InvariantChecker.check(p, a, "accounting", null, null)
+                                            .holds();
+                                }
+                            });
+                    Instant drained = Instant.now();
+
+                    try (Connection p = pg.connect("payments");
+                            Connection a = pg.connect("accounting")) {
+                        InvariantChecker.Report report = InvariantChecker.check(p, a, "accounting", kafka, topic);
+                        List<ConsumerRecord<String, String>> wire =
+                                TopicReader.toEnd(kafka, topic, Duration.ofSeconds(60));
+                        Long firstAfterKill = wire.stream()
+                                .map(ConsumerRecord::timestamp)
+                                .filter(ts -> ts >= killed.toEpochMilli())
+                                .min(Long::compare)
+                                .orElse(null);
+                        Long firstNewEvent = wire.stream()
+                                .filter(r -> Instant.parse(TopicReader.header(r, MessageHeaders.OCCURRED_AT))
+                                        .isAfter(promoted))
+                                .map(ConsumerRecord::timestamp)
+                                .min(Long::compare)
+                                .orElse(null);
+                        long keys = count(p, "SELECT count(*) FROM idempotency_keys");
+                        long knownToClients = clients.paymentIds.size();
+                        long knownAndPresent = count(
+                                p,
+                                "SELECT count(*) FROM payments WHERE id::text IN ('"
+                                        + String.join("','", clients.paymentIds) + "')");
+                        String slotOnNewPrimary = mode.equals("cdc") ? slotState(p, slot) : "n/a";
+                        double safetyNet = claimedBySafetyNet(relay);
+
+                        System.out.println("failover[" + label + "]: " + report);
+                        System.out.println("failover[" + label + "]: SIGKILL -> postmaster gone "
+                                + Duration.between(killed, down).toMillis() + " ms, -> standby promoted "
+                                + Duration.between(killed, promoted).toMillis() + " ms, -> first record on the wire "
+                                + (firstAfterKill == null ? "none" : (firstAfterKill - killed.toEpochMilli()) + " ms")
+                                + ", -> first event written on the new primary on the wire "
+                                + (firstNewEvent == null ? "none" : (firstNewEvent - killed.toEpochMilli()) + " ms")
+                                + ", -> drained (invariant holds) "
+                                + Duration.between(killed, drained).toMillis() + " ms");
+                        System.out.println(
+                                "failover[" + label + "]: committed and replicated, answer held: first attempt "
+                                        + heldAnswer + ", retry " + heldRetry
+                                        + "; commit in flight (not replicated) at the kill:"
+                                        + " first attempt " + inFlightAnswer + ", retry " + inFlightRetry);
+                        System.out.println("failover[" + label + "]: requests failed at the kill and retried with the"
+                                + " same key: " + clients.retriedKeys.size() + " keys (" + clients.retries
+                                + " retries); their final answer replayed the stored response: "
+                                + clients.replayedAfterFailure.size() + ", created afresh: "
+                                + (clients.retriedKeys.size() - clients.replayedAfterFailure.size())
+                                + "; slot on the new primary: " + slotOnNewPrimary
+                                + "; rows published by the safety net: " + safetyNet);
+
+                        assertThat(report.holds()).as(report.toString()).isTrue();
+                        assertThat(report.payments()).as("one payment per key").isEqualTo(expected);
+                        assertThat(keys).as("one idempotency record per key").isEqualTo(expected);
+                        assertThat(report.events()).isEqualTo(expected);
+                        assertThat(report.duplicateEffects()).isZero();
+                        assertThat(report.missingEffects()).isZero();
+                        assertThat(report.orphanEffects())
+                                .as("no event of a payment the new primary lacks")
                                 .isZero();
-                        assertThat(slotOnNewPrimary).startsWith("active=t");
+                        assertThat(knownToClients)
+                                .as("each key was answered with one payment id")
+                                .isEqualTo(expected);
+                        assertThat(knownAndPresent)
+                                .as("every payment a client was told about survived the failover")
+                                .isEqualTo(knownToClients);
+                        assertThat(clients.retriedKeys)
+                                .as("the kill interrupted requests in flight")
+                                .isNotEmpty();
+                        assertThat(heldAnswer.status())
+                                .as("the held request's client gave up waiting")
+                                .isEqualTo(-1);
+                        assertThat(heldRetry.replayed())
+                                .as("a commit the standby had is replayed to the retry")
+                                .isTrue();
+                        assertThat(inFlightAnswer.status())
+                                .as("a commit in flight at the kill is not confirmed")
+                                .isNotEqualTo(201);
+                        assertThat(inFlightRetry.replayed())
+                                .as("a commit in flight at the kill is created afresh by the retry")
+                                .isFalse();
+                        assertThat(firstNewEvent)
+                                .as("events written after the failover were published")
+                                .isNotNull();
+                        if (mode.equals("cdc") && !slotSync) {
+                            assertThat(slotOnNewPrimary)
+                                    .as("the relay created a new failover slot on the promoted standby")
+                                    .isEqualTo("active=t failover=true synced=false");
+                        }
+                        if (mode.equals("cdc") && slotSync) {
+                            assertThat(safetyNet)
+                                    .as(
+                                            "the stream resumed from the synchronized slot; the safety net had nothing to do")
+                                    .isZero();
+                            assertThat(slotOnNewPrimary).startsWith("active=t");
+                        }
                     }
+                } finally {
+                    // a failed step must not leave the clients posting into the next tests
+                    stop.set(true);
+                    pool.shutdownNow();
                 }
             }
         }
@@ -420,6 +444,10 @@ class PostgresFailoverIntegrationTests {
                     }
                 } catch (Exception e) {
                     // no answer: the database (or the API's connection to it) went away; retry with the same key
+                    if (e instanceof InterruptedException) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
                 }
                 failedBefore = true;
                 retriedKeys.add(key);

@@ -84,26 +84,32 @@ class PostgresRestartIntegrationTests {
                 AtomicReference<Throwable> clientFailure = new AtomicReference<>();
                 ExecutorService clients = Executors.newFixedThreadPool(4);
                 List<Future<?>> load = new ArrayList<>();
-                for (int t = 0; t < 4; t++) {
-                    int thread = t;
-                    load.add(clients.submit(() -> {
-                        for (int i = 0; !stop.get() && i < 5_000; i++) {
-                            issued.incrementAndGet();
-                            postUntilAnswered(base, suffix + "-" + thread + "-" + i, retries, clientFailure);
-                            created.incrementAndGet();
-                        }
-                    }));
+                try {
+                    for (int t = 0; t < 4; t++) {
+                        int thread = t;
+                        load.add(clients.submit(() -> {
+                            for (int i = 0; !stop.get() && i < 5_000; i++) {
+                                issued.incrementAndGet();
+                                postUntilAnswered(base, suffix + "-" + thread + "-" + i, retries, clientFailure);
+                                created.incrementAndGet();
+                            }
+                        }));
+                    }
+                    await().atMost(Duration.ofSeconds(60)).until(() -> created.get() >= 150);
+                    pg.restartImmediately();
+                    int afterRestart = created.get();
+                    await().atMost(Duration.ofSeconds(120))
+                            .until(() -> created.get() >= afterRestart + 300 || clientFailure.get() != null);
+                    stop.set(true);
+                    for (Future<?> f : load) {
+                        f.get();
+                    }
+                    clients.shutdown();
+                } finally {
+                    // a failed step must not leave the clients posting into the next tests
+                    stop.set(true);
+                    clients.shutdownNow();
                 }
-                await().atMost(Duration.ofSeconds(60)).until(() -> created.get() >= 150);
-                pg.restartImmediately();
-                int afterRestart = created.get();
-                await().atMost(Duration.ofSeconds(120))
-                        .until(() -> created.get() >= afterRestart + 300 || clientFailure.get() != null);
-                stop.set(true);
-                for (Future<?> f : load) {
-                    f.get();
-                }
-                clients.shutdown();
                 assertThat(clientFailure.get()).isNull();
                 assertThat(retries.get())
                         .as("requests the crash made clients retry")
@@ -152,6 +158,10 @@ class PostgresRestartIntegrationTests {
                 }
             } catch (Exception e) {
                 // the server is restarting; retry with the same key
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
             }
             retries.incrementAndGet();
             try {
