@@ -3,8 +3,15 @@ package dev.outbox.accounting;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import dev.outbox.accounting.EventFixtures.Event;
 import dev.outbox.contract.DeadLetterHeaders;
@@ -14,12 +21,15 @@ import dev.outbox.security.Spellings;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.listener.MessageListenerContainer;
 
 import static dev.outbox.accounting.EventFixtures.record;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -50,20 +60,96 @@ class AccountingConsumerIntegrationTests {
         consumer.close();
     }
 
+    /**
+     * Two instances of the consumer, each with its three listener threads (the default concurrency), on a topic of
+     * six partitions of its own and a group of its own: copies 1 and 2 go to the first instance while it is alone
+     * (copy 1 applied, copy 2 a duplicate); the second instance joins and the test waits for the group's final
+     * generation, in which each of the six members holds one partition; copies 3 and 5 then go to partitions of the
+     * second instance and copy 4 to one of the first. Each instance's outcome counters show which copies it handled,
+     * and the ledger has one entry. (On the shared three-partition topic the second instance's three members could
+     * join without getting a partition: the assignor owes them none.)
+     */
     @Test
     void sameEventFiveTimesAcrossTwoInstancesAndARebalanceAppliesOnce() throws Exception {
+        String topic = "dup-" + Long.toHexString(System.nanoTime());
+        String group = "accounting-dup-" + Long.toHexString(System.nanoTime());
+        EventFixtures.createTopic(topic, 6);
+        Set<TopicPartition> all = IntStream.range(0, 6)
+                .mapToObj(p -> new TopicPartition(topic, p))
+                .collect(Collectors.toSet());
         UUID payment = UUID.randomUUID();
         Event created = Event.created(payment, "50.00", "EUR");
-        producer.send(record(TOPIC, 0, created)).get();
-        producer.send(record(TOPIC, 1, created)).get();
-        try (ConfigurableApplicationContext second =
-                AccountingApplication.builder().run(EventFixtures.consumerArgs(database, TOPIC, GROUP))) {
-            for (int partition = 0; partition < 3; partition++) {
-                producer.send(record(TOPIC, partition, created)).get();
-            }
+        try (ConfigurableApplicationContext first =
+                AccountingApplication.builder().run(EventFixtures.consumerArgs(database, topic, group))) {
+            // the first instance's three threads all joined: two partitions each
             await().atMost(Duration.ofSeconds(60))
-                    .untilAsserted(() -> assertThat(duplicates(consumer) + duplicates(second))
-                            .isGreaterThanOrEqualTo(4));
+                    .until(() -> byClient(first).size() == 3
+                            && byClient(first).values().stream().allMatch(p -> p.size() == 2)
+                            && assigned(first).equals(all));
+            producer.send(record(topic, 0, created)).get();
+            producer.send(record(topic, 1, created)).get();
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> outcomes(first, "applied") + outcomes(first, "duplicate") >= 2);
+            assertThat(outcomes(first, "applied"))
+                    .as("copy 1, first instance alone")
+                    .isEqualTo(1);
+            assertThat(outcomes(first, "duplicate"))
+                    .as("copy 2, first instance alone")
+                    .isEqualTo(1);
+
+            try (ConfigurableApplicationContext second =
+                    AccountingApplication.builder().run(EventFixtures.consumerArgs(database, topic, group))) {
+                // the final generation: all six members (three threads of each instance) hold one partition each
+                await().atMost(Duration.ofSeconds(90)).until(() -> {
+                    Map<String, Collection<TopicPartition>> members = new HashMap<>(byClient(first));
+                    members.putAll(byClient(second));
+                    return members.size() == 6
+                            && members.values().stream().allMatch(p -> p.size() == 1)
+                            && members.values().stream()
+                                    .flatMap(Collection::stream)
+                                    .collect(Collectors.toSet())
+                                    .equals(all);
+                });
+                Set<TopicPartition> ofFirst = assigned(first);
+                Set<TopicPartition> ofSecond = assigned(second);
+                assertThat(ofFirst)
+                        .as("the rebalance moved partitions away from the first instance")
+                        .hasSize(3);
+                assertThat(ofSecond).as("... to the second").hasSize(3).doesNotContainAnyElementsOf(ofFirst);
+                List<TopicPartition> secondsPartitions =
+                        ofSecond.stream().sorted(PARTITION_ORDER).toList();
+                TopicPartition firstsPartition =
+                        ofFirst.stream().sorted(PARTITION_ORDER).findFirst().orElseThrow();
+
+                producer.send(record(topic, secondsPartitions.get(0).partition(), created))
+                        .get();
+                producer.send(record(topic, firstsPartition.partition(), created))
+                        .get();
+                producer.send(record(topic, secondsPartitions.get(1).partition(), created))
+                        .get();
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> outcomes(first, "duplicate") + outcomes(second, "duplicate") >= 4);
+
+                assertThat(assigned(first)).as("no further rebalance").isEqualTo(ofFirst);
+                assertThat(assigned(second)).as("no further rebalance").isEqualTo(ofSecond);
+                assertThat(outcomes(first, "duplicate"))
+                        .as("copies 2 and 4 reached the first instance")
+                        .isEqualTo(2);
+                assertThat(outcomes(second, "duplicate"))
+                        .as("copies 3 and 5 reached the second instance")
+                        .isEqualTo(2);
+                assertThat(outcomes(first, "applied")).isEqualTo(1);
+                assertThat(outcomes(second, "applied")).isZero();
+                System.out.printf(
+                        "rebalance: first instance %s, second %s; outcomes first applied=%.0f duplicate=%.0f,"
+                                + " second applied=%.0f duplicate=%.0f%n",
+                        partitions(ofFirst),
+                        partitions(ofSecond),
+                        outcomes(first, "applied"),
+                        outcomes(first, "duplicate"),
+                        outcomes(second, "applied"),
+                        outcomes(second, "duplicate"));
+            }
         }
         assertThat(entries(payment)).isEqualTo(1);
         assertThat(balance(payment)).isEqualByComparingTo("50.00");
@@ -72,6 +158,45 @@ class AccountingConsumerIntegrationTests {
                         .query(Long.class)
                         .single())
                 .isEqualTo(1);
+    }
+
+    private static final Comparator<TopicPartition> PARTITION_ORDER =
+            Comparator.comparingInt(TopicPartition::partition);
+
+    private static MessageListenerContainer container(ConfigurableApplicationContext context) {
+        return context.getBean(KafkaListenerEndpointRegistry.class).getListenerContainer("accounting");
+    }
+
+    /** The partitions an instance's listener threads hold now. */
+    private static Set<TopicPartition> assigned(ConfigurableApplicationContext context) {
+        Collection<TopicPartition> partitions = container(context).getAssignedPartitions();
+        return partitions == null ? Set.of() : Set.copyOf(partitions);
+    }
+
+    /** Each listener thread's (consumer client's) partitions, for the threads that hold any. */
+    private static Map<String, Collection<TopicPartition>> byClient(ConfigurableApplicationContext context) {
+        Map<String, Collection<TopicPartition>> byClient = container(context).getAssignmentsByClientId();
+        Map<String, Collection<TopicPartition>> holding = new HashMap<>();
+        if (byClient != null) {
+            byClient.forEach((client, partitions) -> {
+                if (partitions != null && !partitions.isEmpty()) {
+                    holding.put(client, List.copyOf(partitions));
+                }
+            });
+        }
+        return holding;
+    }
+
+    private static List<Integer> partitions(Set<TopicPartition> partitions) {
+        return partitions.stream().map(TopicPartition::partition).sorted().toList();
+    }
+
+    private static double outcomes(ConfigurableApplicationContext context, String outcome) {
+        var c = context.getBean(io.micrometer.core.instrument.MeterRegistry.class)
+                .find("accounting_events")
+                .tag("outcome", outcome)
+                .counter();
+        return c == null ? 0 : c.count();
     }
 
     @Test
@@ -253,14 +378,6 @@ class AccountingConsumerIntegrationTests {
                 SELECT consumer_name || ':' || count(*) FROM ledger_entries WHERE payment_id = :id
                  GROUP BY consumer_name ORDER BY consumer_name""").param("id", payment).query(String.class).list())
                 .containsExactly("accounting:1", "audit:1");
-    }
-
-    private static double duplicates(ConfigurableApplicationContext context) {
-        var c = context.getBean(io.micrometer.core.instrument.MeterRegistry.class)
-                .find("accounting_events")
-                .tag("outcome", "duplicate")
-                .counter();
-        return c == null ? 0 : c.count();
     }
 
     private static long failedAttempts() {

@@ -78,6 +78,8 @@ class FuzzIntegrationTests {
         Random random = new Random(20261202);
         List<String> keys = List.of("k1", "k2", "k3", "k4", "k5");
         int successes = 0;
+        int spelling = 0;
+        java.util.Set<String> spellingsSent = new java.util.HashSet<>();
         for (int i = 0; i < 3000; i++) {
             String body = random.nextInt(4) == 0
                     ? NASTY.get(random.nextInt(NASTY.size()))
@@ -85,9 +87,10 @@ class FuzzIntegrationTests {
             String path = switch (random.nextInt(7)) {
                 case 0 -> "/payments/" + existingPaymentOrGarbage(random) + "/refunds";
                 case 1 -> "/payments/%2e%2e/refunds";
-                case 2 -> PATH_SPELLINGS.get(random.nextInt(PATH_SPELLINGS.size()));
+                case 2 -> PATH_SPELLINGS.get(spelling++ % PATH_SPELLINGS.size());
                 default -> "/payments";
             };
+            spellingsSent.add(path);
             Map<String, String> headers = new LinkedHashMap<>();
             if (random.nextInt(10) > 0) {
                 headers.put(
@@ -124,6 +127,25 @@ class FuzzIntegrationTests {
                     .doesNotContain("DROP TABLE");
         }
         assertThat(successes).isPositive();
+        assertThat(spellingsSent).as("every attacker spelling was sent").containsAll(PATH_SPELLINGS);
+        assertThat(count("""
+                SELECT count(*) FROM payments p
+                  LEFT JOIN (SELECT aggregate_id, count(*) AS n FROM outbox_messages
+                              WHERE event_type = 'PaymentCreated' GROUP BY aggregate_id) e ON e.aggregate_id = p.id
+                  LEFT JOIN (SELECT resource_id, count(*) AS n FROM idempotency_keys GROUP BY resource_id) k
+                         ON k.resource_id = p.id
+                 WHERE e.n IS DISTINCT FROM 1 OR k.n IS DISTINCT FROM 1"""))
+                .as("payments without exactly one creation event and one key")
+                .isZero();
+        assertThat(count("""
+                SELECT count(*) FROM refunds r
+                  LEFT JOIN (SELECT payload ->> 'refundId' AS refund, count(*) AS n FROM outbox_messages
+                              GROUP BY payload ->> 'refundId') e ON e.refund = CAST(r.id AS text)
+                  LEFT JOIN (SELECT resource_id, count(*) AS n FROM idempotency_keys GROUP BY resource_id) k
+                         ON k.resource_id = r.id
+                 WHERE e.n IS DISTINCT FROM 1 OR k.n IS DISTINCT FROM 1"""))
+                .as("refunds without exactly one event and one key")
+                .isZero();
         assertThat(count("SELECT count(*) FROM payments") + count("SELECT count(*) FROM refunds"))
                 .isEqualTo(count("SELECT count(*) FROM outbox_messages"))
                 .isEqualTo(count("SELECT count(*) FROM idempotency_keys"));

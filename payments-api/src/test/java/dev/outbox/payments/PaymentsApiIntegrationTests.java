@@ -441,7 +441,7 @@ class PaymentsApiIntegrationTests {
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8);
         RawHttp.Response response = RawHttp.sendBytes(port, request);
 
-        assertThat(response.status()).as(response.toString()).isEqualTo(400);
+        assertDocumentedProblem(response, 400);
         assertThat(response.body()).contains("exactly one Idempotency-Key");
         assertThat(snapshot()).isEqualTo(before);
     }
@@ -495,8 +495,7 @@ class PaymentsApiIntegrationTests {
                         + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8);
         RawHttp.Response unreadable = RawHttp.sendBytes(port, badChunk);
-        assertThat(unreadable.status()).as(unreadable.toString()).isEqualTo(400);
-        assertThat(unreadable.isProblem()).as(unreadable.toString()).isTrue();
+        assertDocumentedProblem(unreadable, 400);
         assertThat(snapshot()).isEqualTo(before);
     }
 
@@ -553,6 +552,16 @@ class PaymentsApiIntegrationTests {
         assertThat(problem.get("title").asString()).isNotBlank();
         assertThat(response.body()).doesNotContainIgnoringCase("exception").doesNotContainIgnoringCase("select ");
         assertDocumented(status, "payments:" + type);
+    }
+
+    /** A problem document of this status, whatever its type, that the OpenAPI document names. */
+    private void assertDocumentedProblem(RawHttp.Response response, int status) {
+        assertThat(response.status()).as(response.toString()).isEqualTo(status);
+        assertThat(response.isProblem()).as(response.toString()).isTrue();
+        java.util.regex.Matcher type = java.util.regex.Pattern.compile("\"type\":\"urn:problem-type:([^\"]+)\"")
+                .matcher(response.body());
+        assertThat(type.find()).as(response.toString()).isTrue();
+        assertDocumented(status, type.group(1));
     }
 
     /** Every problem a client can get here is one the OpenAPI document names, with the status it came with. */

@@ -95,6 +95,32 @@ class ComposeConfigurationTests {
         assertThat(checked).isGreaterThan(5);
     }
 
+    /**
+     * And the other way round: every variable the README's configuration table lists for a service is one that
+     * service's configuration file reads, so a renamed or removed setting cannot stay documented.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"payments-api", "cdc-relay", "accounting-consumer"})
+    void everyVariableTheTableListsIsReadByItsService(String service) throws IOException {
+        String config = resource(CONFIG_OF.get(service));
+        Pattern row = Pattern.compile("^\\| " + Pattern.quote(service) + " \\| ([^|]+) \\|", Pattern.MULTILINE);
+        Pattern name = Pattern.compile("`([A-Z][A-Z0-9_]+)`");
+        Matcher rows = row.matcher(Files.readString(root().resolve("README.md")));
+        int checked = 0;
+        while (rows.find()) {
+            Matcher variable = name.matcher(rows.group(1));
+            while (variable.find()) {
+                assertThat(Pattern.compile("\\$\\{" + Pattern.quote(variable.group(1)) + "[:}]")
+                                .matcher(config)
+                                .find())
+                        .as("the README's table lists " + variable.group(1) + " for " + service + ", which reads it")
+                        .isTrue();
+                checked++;
+            }
+        }
+        assertThat(checked).isGreaterThan(5);
+    }
+
     /** A failing step of the image build fails the build; nothing is papered over with {@code || true}. */
     @Test
     void theDockerfileLetsNoCommandFailSilently() throws IOException {

@@ -326,6 +326,9 @@ class PostgresFailoverIntegrationTests {
                             assertThat(slotOnNewPrimary)
                                     .as("the relay created a new failover slot on the promoted standby")
                                     .isEqualTo("active=t failover=true synced=false");
+                            assertThat(safetyNet)
+                                    .as("the rows committed before the new slot existed, published by the safety net")
+                                    .isPositive();
                         }
                         if (mode.equals("cdc") && slotSync) {
                             assertThat(safetyNet)

@@ -5,6 +5,7 @@ import java.util.Map;
 
 import dev.outbox.accounting.OperatorRefusal;
 import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpStatus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -32,8 +33,10 @@ class DeadLetterPropertiesTests {
     @Test
     void withoutAReplayPrincipalASecuredBrokerDisablesThem() {
         assertThatThrownBy(() -> properties("", "").asReplayPrincipal(SECURED))
-                .isInstanceOfSatisfying(
-                        OperatorRefusal.class, e -> assertThat(e.slug()).isEqualTo("dead-letters-disabled"));
+                .isInstanceOfSatisfying(OperatorRefusal.class, e -> {
+                    assertThat(e.slug()).isEqualTo("dead-letters-disabled");
+                    assertThat(e.status()).isEqualTo(HttpStatus.SERVICE_UNAVAILABLE);
+                });
     }
 
     @Test
