@@ -90,12 +90,7 @@ class AccountingConsumerIntegrationTests {
             producer.send(record(topic, 1, created)).get();
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> outcomes(first, "applied") + outcomes(first, "duplicate") >= 2);
-            assertThat(outcomes(first, "applied"))
-                    .as("copy 1, first instance alone")
-                    .isEqualTo(1);
-            assertThat(outcomes(first, "duplicate"))
-                    .as("copy 2, first instance alone")
-                    .isEqualTo(1);
+            assertHandled(first, "copies 1 and 2, the first instance alone", 1, 1);
 
             try (ConfigurableApplicationContext second =
                     AccountingApplication.builder().run(EventFixtures.consumerArgs(database, topic, group))) {
@@ -132,14 +127,8 @@ class AccountingConsumerIntegrationTests {
 
                 assertThat(assigned(first)).as("no further rebalance").isEqualTo(ofFirst);
                 assertThat(assigned(second)).as("no further rebalance").isEqualTo(ofSecond);
-                assertThat(outcomes(first, "duplicate"))
-                        .as("copies 2 and 4 reached the first instance")
-                        .isEqualTo(2);
-                assertThat(outcomes(second, "duplicate"))
-                        .as("copies 3 and 5 reached the second instance")
-                        .isEqualTo(2);
-                assertThat(outcomes(first, "applied")).isEqualTo(1);
-                assertThat(outcomes(second, "applied")).isZero();
+                assertHandled(first, "copies 1, 2 and 4 reached the first instance", 1, 2);
+                assertHandled(second, "copies 3 and 5 reached the second instance", 0, 2);
                 System.out.printf(
                         "rebalance: first instance %s, second %s; outcomes first applied=%.0f duplicate=%.0f,"
                                 + " second applied=%.0f duplicate=%.0f%n",
@@ -189,6 +178,13 @@ class AccountingConsumerIntegrationTests {
 
     private static List<Integer> partitions(Set<TopicPartition> partitions) {
         return partitions.stream().map(TopicPartition::partition).sorted().toList();
+    }
+
+    /** The copies an instance applied and those it found already applied, from its own counters. */
+    private static void assertHandled(
+            ConfigurableApplicationContext context, String copies, int applied, int duplicates) {
+        assertThat(outcomes(context, "applied")).as(copies + ": applied").isEqualTo(applied);
+        assertThat(outcomes(context, "duplicate")).as(copies + ": duplicates").isEqualTo(duplicates);
     }
 
     private static double outcomes(ConfigurableApplicationContext context, String outcome) {

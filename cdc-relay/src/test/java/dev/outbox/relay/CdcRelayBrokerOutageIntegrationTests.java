@@ -95,8 +95,7 @@ class CdcRelayBrokerOutageIntegrationTests {
 
                 List<ConsumerRecord<String, String>> onTopic = RelayFixtures.readUntilAll(
                         broker.adminClientProperties(), topic, OutboxRows.ids(inserted), Duration.ofSeconds(120));
-                Set<String> expected =
-                        inserted.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
+                Set<String> expected = Set.copyOf(OutboxRows.ids(inserted));
                 Set<String> seen = onTopic.stream().map(TopicReader::id).collect(Collectors.toSet());
                 assertThat(expected).hasSize(inserted.size());
                 assertThat(seen).as("nothing lost, nothing unknown").isEqualTo(expected);

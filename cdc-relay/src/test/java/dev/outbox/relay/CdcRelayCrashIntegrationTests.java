@@ -60,11 +60,8 @@ class CdcRelayCrashIntegrationTests {
 
             List<ConsumerRecord<String, String>> onTopic =
                     RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted), Duration.ofSeconds(120));
-            Set<String> expected = inserted.stream().map(e -> e.id().toString()).collect(Collectors.toSet());
-            Set<String> seen = new HashSet<>();
-            for (ConsumerRecord<String, String> r : onTopic) {
-                seen.add(TopicReader.id(r));
-            }
+            Set<String> expected = Set.copyOf(OutboxRows.ids(inserted));
+            Set<String> seen = onTopic.stream().map(TopicReader::id).collect(Collectors.toSet());
             assertThat(expected).hasSize(inserted.size());
             assertThat(seen).as("nothing lost, nothing unknown").isEqualTo(expected);
             System.out.printf(
@@ -201,9 +198,7 @@ class CdcRelayCrashIntegrationTests {
                     RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted), Duration.ofSeconds(120)).stream()
                             .map(r -> TopicReader.id(r))
                             .collect(Collectors.toSet());
-            assertThat(seen)
-                    .as("nothing lost, nothing unknown")
-                    .isEqualTo(inserted.stream().map(e -> e.id().toString()).collect(Collectors.toSet()));
+            assertThat(seen).as("nothing lost, nothing unknown").isEqualTo(Set.copyOf(OutboxRows.ids(inserted)));
         }
     }
 }

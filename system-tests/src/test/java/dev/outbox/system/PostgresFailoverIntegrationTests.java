@@ -224,7 +224,6 @@ class PostgresFailoverIntegrationTests {
                     for (Future<?> f : load) {
                         f.get();
                     }
-                    pool.shutdown();
                     int expected = warmUp + issued.get() + 2;
                     assertThat(clients.failure.get())
                             .as("every client got an answer")

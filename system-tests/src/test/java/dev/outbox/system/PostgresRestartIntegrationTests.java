@@ -104,7 +104,6 @@ class PostgresRestartIntegrationTests {
                     for (Future<?> f : load) {
                         f.get();
                     }
-                    clients.shutdown();
                 } finally {
                     // a failed step must not leave the clients posting into the next tests
                     stop.set(true);
