@@ -58,16 +58,12 @@ class CdcRelayCrashIntegrationTests {
             List<OutboxEvent> inserted = writer.stop();
             relay.start();
 
-            List<ConsumerRecord<String, String>> onTopic =
-                    RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted), Duration.ofSeconds(120));
-            Set<String> expected = Set.copyOf(OutboxRows.ids(inserted));
-            Set<String> seen = onTopic.stream().map(TopicReader::id).collect(Collectors.toSet());
-            assertThat(expected).hasSize(inserted.size());
-            assertThat(seen).as("nothing lost, nothing unknown").isEqualTo(expected);
+            List<ConsumerRecord<String, String>> onTopic = RelayFixtures.assertTopicHoldsExactly(
+                    SharedInfra.kafka().adminClientProperties(), topic, inserted, Duration.ofSeconds(120));
             System.out.printf(
                     "crash test: %d of %d written events marked published at the kill; %d events, %d records on the"
                             + " topic (%d duplicates)%n",
-                    publishedAtKill, writtenAtKill, expected.size(), onTopic.size(), onTopic.size() - expected.size());
+                    publishedAtKill, writtenAtKill, inserted.size(), onTopic.size(), onTopic.size() - inserted.size());
             // a row Kafka acknowledged whose offset the engine stored before the kill, and whose mark the kill lost,
             // is not streamed again: the safety net marks it once its grace (60 s by default) has passed, at its next
             // sweep (every 10 s)
@@ -194,11 +190,8 @@ class CdcRelayCrashIntegrationTests {
             inserted.addAll(OutboxRows.insert(database, 100, 1));
             await().atMost(Duration.ofSeconds(90)).until(() -> "leader".equals(standby.role()));
 
-            Set<String> seen =
-                    RelayFixtures.readUntilAll(topic, OutboxRows.ids(inserted), Duration.ofSeconds(120)).stream()
-                            .map(r -> TopicReader.id(r))
-                            .collect(Collectors.toSet());
-            assertThat(seen).as("nothing lost, nothing unknown").isEqualTo(Set.copyOf(OutboxRows.ids(inserted)));
+            RelayFixtures.assertTopicHoldsExactly(
+                    SharedInfra.kafka().adminClientProperties(), topic, inserted, Duration.ofSeconds(120));
         }
     }
 }

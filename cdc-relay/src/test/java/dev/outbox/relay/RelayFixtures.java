@@ -8,11 +8,15 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import dev.outbox.infra.SharedInfra;
 import dev.outbox.infra.TopicReader;
+import dev.outbox.payments.outbox.OutboxEvent;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** The relay's configuration for one test, and what its tests read back: rows' state and the topic. */
@@ -80,5 +84,20 @@ public final class RelayFixtures {
     static List<ConsumerRecord<String, String>> readUntilAll(
             Map<String, Object> client, String topic, Collection<String> ids, Duration timeout) {
         return TopicReader.untilIds(client, topic, ids, timeout);
+    }
+
+    /**
+     * Reads a topic until every written event is there, and asserts it holds exactly those events (an event sent
+     * again keeps its id): nothing lost, nothing unknown. Returns every record read, copies included.
+     */
+    static List<ConsumerRecord<String, String>> assertTopicHoldsExactly(
+            Map<String, Object> client, String topic, List<OutboxEvent> written, Duration timeout) {
+        List<String> ids = OutboxRows.ids(written);
+        List<ConsumerRecord<String, String>> onTopic = TopicReader.untilIds(client, topic, ids, timeout);
+        assertThat(Set.copyOf(ids)).as("one id per written event").hasSize(ids.size());
+        assertThat(onTopic.stream().map(TopicReader::id).collect(Collectors.toSet()))
+                .as("nothing lost, nothing unknown")
+                .isEqualTo(Set.copyOf(ids));
+        return onTopic;
     }
 }
