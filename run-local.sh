@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 ./mvnw -B -q -DskipTests package
-exec java -jar embedded-infra/target/embedded-infra-*-exec.jar
+exec java -jar local-run/target/local-run-*-exec.jar

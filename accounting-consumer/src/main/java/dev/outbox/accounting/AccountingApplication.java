@@ -14,7 +14,12 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 @EnableScheduling
 public class AccountingApplication {
 
+    /** The service, or the operators' command line when the arguments are one of its commands. */
     public static void main(String[] args) {
+        if (OperatorCli.isCommand(args)) {
+            OperatorCli.main(args);
+            return;
+        }
         builder().run(args);
     }
 

@@ -16,6 +16,7 @@ import java.util.stream.IntStream;
 import dev.outbox.accounting.EventFixtures.Event;
 import dev.outbox.contract.DeadLetterHeaders;
 import dev.outbox.contract.EventTypes;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.security.RawHttp;
 import dev.outbox.security.Spellings;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -316,7 +317,7 @@ class AccountingConsumerIntegrationTests {
                         .single())
                 .isEqualTo(traceId);
         int port = Integer.parseInt(consumer.getEnvironment().getProperty("local.server.port"));
-        RawHttp.Response response = RawHttp.get(port, "/ledger/payments/" + payment, "local-admin-token");
+        RawHttp.Response response = RawHttp.get(port, "/ledger/payments/" + payment, LocalCredentials.ADMIN_TOKEN);
         assertThat(response.status()).isEqualTo(200);
         assertThat(response.body()).contains("\"balance\":\"12.34\"", "\"currency\":\"USD\"", "\"amount\":\"12.34\"");
         assertThat(response.header("cache-control")).contains("no-store");
@@ -331,7 +332,7 @@ class AccountingConsumerIntegrationTests {
         int port = Integer.parseInt(consumer.getEnvironment().getProperty("local.server.port"));
         String path = "/ledger/payments/" + payment;
 
-        for (String token : new String[] {null, "local-key-client-a", "wrong"}) {
+        for (String token : new String[] {null, LocalCredentials.CLIENT_A_KEY, "wrong"}) {
             RawHttp.Response refused = RawHttp.get(port, path, token);
             assertThat(refused.status()).isEqualTo(401);
             assertThat(refused.body())
@@ -345,10 +346,11 @@ class AccountingConsumerIntegrationTests {
             assertThat(r.body()).as(spelling).doesNotContain("balance");
         }
         assertThat(RawHttp.get(port, path, "auditor-token").body()).contains("\"balance\":\"3.00\"");
-        RawHttp.Response unknown = RawHttp.get(port, "/ledger/payments/" + UUID.randomUUID(), "local-admin-token");
+        RawHttp.Response unknown =
+                RawHttp.get(port, "/ledger/payments/" + UUID.randomUUID(), LocalCredentials.ADMIN_TOKEN);
         assertThat(unknown.status()).isEqualTo(404);
         assertThat(unknown.isProblem()).isTrue();
-        RawHttp.Response garbage = RawHttp.get(port, "/ledger/payments/not-a-uuid", "local-admin-token");
+        RawHttp.Response garbage = RawHttp.get(port, "/ledger/payments/not-a-uuid", LocalCredentials.ADMIN_TOKEN);
         assertThat(garbage.status()).isEqualTo(400);
         assertThat(garbage.body()).contains("urn:problem-type:http:bad-request").doesNotContain("java.", "UUID");
     }

@@ -14,10 +14,10 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.outbox.accounting.EventFixtures.Event;
-import dev.outbox.infra.JavaProcess;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.JavaProcess;
 import dev.outbox.pause.PausingConsumer;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.outbox.accounting.EventFixtures.Event;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.junit.jupiter.api.Test;
 import org.netcrusher.core.reactor.NioReactor;

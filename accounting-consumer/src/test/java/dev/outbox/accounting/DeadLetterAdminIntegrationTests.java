@@ -15,7 +15,7 @@ import dev.outbox.accounting.EventFixtures.Event;
 import dev.outbox.contract.DeadLetterHeaders;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.MessageHeaders;
-import dev.outbox.infra.ConsumerAdmin;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.security.RawHttp;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -41,7 +41,7 @@ class DeadLetterAdminIntegrationTests {
 
     static final String TOPIC = "events-" + Long.toHexString(System.nanoTime());
     static final String DLT = TOPIC + ".DLT";
-    static final String TOKEN = "local-admin-token";
+    static final String TOKEN = LocalCredentials.ADMIN_TOKEN;
     static final JsonMapper JSON = JsonMapper.builder().build();
     static JdbcClient jdbc;
     static ConfigurableApplicationContext consumer;
@@ -227,7 +227,7 @@ class DeadLetterAdminIntegrationTests {
         long replaysBefore =
                 jdbc.sql("SELECT count(*) FROM dlt_replays").query(Long.class).single();
         for (String[] r : requests) {
-            for (String token : new String[] {null, "wrong", "local-key-client-a", "auditor-token"}) {
+            for (String token : new String[] {null, "wrong", LocalCredentials.CLIENT_A_KEY, "auditor-token"}) {
                 RawHttp.Response refused = send(r[0], r[1], r[2], token);
                 assertThat(refused.status()).as(r[1] + " with " + token).isEqualTo(401);
                 assertThat(refused.body()).as(r[1]).contains("urn:problem-type:admin:unauthenticated");
@@ -322,7 +322,7 @@ class DeadLetterAdminIntegrationTests {
     static String cli(int port, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8);
-        ConsumerAdmin.run(List.of(args), Map.of("ACCOUNTING_ADMIN_URL", "http://127.0.0.1:" + port), print, print);
+        OperatorCli.run(List.of(args), Map.of("ACCOUNTING_ADMIN_URL", "http://127.0.0.1:" + port), print, print);
         return out.toString(StandardCharsets.UTF_8);
     }
 

@@ -9,9 +9,9 @@ import java.util.UUID;
 
 import dev.outbox.contract.EventEnvelope;
 import dev.outbox.contract.EventTypes;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
-import dev.outbox.infra.TopicReader;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -77,7 +77,9 @@ public final class EventFixtures {
 
     public static JdbcClient jdbc(String database) {
         return JdbcClient.create(new DriverManagerDataSource(
-                SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER, PostgresServer.PASSWORD));
+                SharedInfra.postgres().jdbcUrl(database),
+                LocalCredentials.POSTGRES.user(),
+                LocalCredentials.POSTGRES.password()));
     }
 
     /** Spring arguments for a consumer in this JVM. */
@@ -87,8 +89,8 @@ public final class EventFixtures {
                         "--server.port=0",
                         "--management.server.port=0",
                         "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
-                        "--spring.datasource.username=" + PostgresServer.USER,
-                        "--spring.datasource.password=" + PostgresServer.PASSWORD,
+                        "--spring.datasource.username=" + LocalCredentials.POSTGRES.user(),
+                        "--spring.datasource.password=" + LocalCredentials.POSTGRES.password(),
                         "--spring.kafka.bootstrap-servers="
                                 + SharedInfra.kafka().bootstrapServers(),
                         "--spring.kafka.consumer.group-id=" + group,

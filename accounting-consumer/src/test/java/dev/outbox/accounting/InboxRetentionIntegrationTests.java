@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.outbox.accounting.inbox.InboxRetention;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.testing.SharedInfra;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.outbox.accounting.EventFixtures.Event;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.security.RawHttp;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -30,7 +31,7 @@ import static org.awaitility.Awaitility.await;
 class ParkedAdminIntegrationTests {
 
     static final String TOPIC = "events-" + Long.toHexString(System.nanoTime());
-    static final String TOKEN = "local-admin-token";
+    static final String TOKEN = LocalCredentials.ADMIN_TOKEN;
     static final JsonMapper JSON = JsonMapper.builder().build();
     static JdbcClient jdbc;
     static ConfigurableApplicationContext consumer;

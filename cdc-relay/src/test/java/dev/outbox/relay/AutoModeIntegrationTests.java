@@ -8,10 +8,11 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.Map;
 
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
-import dev.outbox.infra.TopicReader;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TestPostgres;
+import dev.outbox.testing.TopicReader;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -27,10 +28,12 @@ class AutoModeIntegrationTests {
 
     @Test
     void fallsBackToPollingWhenLogicalReplicationIsUnavailable() throws Exception {
-        try (PostgresServer replicaOnly =
-                PostgresServer.start(Ports.free(), null, false, Map.of("wal_level", "replica"))) {
-            replicaOnly.createDatabase("payments");
-            OutboxRows.migrate(replicaOnly.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD);
+        try (TestPostgres replicaOnly = TestPostgres.start(false, Map.of("wal_level", "replica"))) {
+            SharedInfra.createDatabases(replicaOnly, "payments");
+            OutboxRows.migrate(
+                    replicaOnly.jdbcUrl("payments"),
+                    LocalCredentials.POSTGRES.user(),
+                    LocalCredentials.POSTGRES.password());
             String suffix = "auto" + Long.toHexString(System.nanoTime());
             int port = Ports.free();
             Map<String, String> env =
@@ -46,7 +49,9 @@ class AutoModeIntegrationTests {
                     Connection c = replicaOnly.connect("payments")) {
                 OutboxRows.insert(
                         new DriverManagerDataSource(
-                                replicaOnly.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD),
+                                replicaOnly.jdbcUrl("payments"),
+                                LocalCredentials.POSTGRES.user(),
+                                LocalCredentials.POSTGRES.password()),
                         50,
                         1);
                 await().atMost(Duration.ofSeconds(60)).until(() -> {

@@ -5,10 +5,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.outbox.infra.KafkaBroker;
-import dev.outbox.infra.Ports;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.cdc.SlotMonitor;
+import dev.outbox.testing.ChildKafka;
+import dev.outbox.testing.Ports;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,8 +36,7 @@ class CdcRelayBrokerOutageIntegrationTests {
         String database = OutboxRows.migratedDatabase();
         String suffix = "outage" + Long.toHexString(System.nanoTime());
         String topic = "t-" + suffix + ".payment.events";
-        try (KafkaBroker.ChildProcess broker =
-                new KafkaBroker.ChildProcess(Ports.free(), tmp.resolve("data")).start()) {
+        try (ChildKafka broker = new ChildKafka(Ports.free(), tmp.resolve("data")).start()) {
             Map<String, String> env = RelayFixtures.relayEnv(database, broker.bootstrapServers(), suffix, Ports.free());
             try (ConfigurableApplicationContext relay =
                             RelayApplication.builder().run(RelayFixtures.asArgs(env));

@@ -9,10 +9,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.SharedInfra;
-import dev.outbox.infra.TopicReader;
 import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 

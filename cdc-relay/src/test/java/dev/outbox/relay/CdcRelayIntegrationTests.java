@@ -18,12 +18,12 @@ import java.util.concurrent.Future;
 
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.MessageHeaders;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
-import dev.outbox.infra.TopicReader;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.PaymentsApplication;
 import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -61,8 +61,8 @@ class CdcRelayIntegrationTests {
                         "--server.port=0",
                         "--management.server.port=0",
                         "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
-                        "--spring.datasource.username=" + PostgresServer.USER,
-                        "--spring.datasource.password=" + PostgresServer.PASSWORD);
+                        "--spring.datasource.username=" + LocalCredentials.POSTGRES.user(),
+                        "--spring.datasource.password=" + LocalCredentials.POSTGRES.password());
         apiUrl = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
         try (var admin = org.apache.kafka.clients.admin.Admin.create(
                 Map.<String, Object>of("bootstrap.servers", SharedInfra.kafka().bootstrapServers()))) {
@@ -259,8 +259,8 @@ class CdcRelayIntegrationTests {
     @Test
     void exposesSlotHealthAndBacklogMetrics() throws Exception {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-            JsonNode health =
-                    JSON.readTree(get("/actuator/health", "local-admin-token").body());
+            JsonNode health = JSON.readTree(
+                    get("/actuator/health", LocalCredentials.ADMIN_TOKEN).body());
             JsonNode slot = health.path("components").path("cdcSlot").path("details");
             assertThat(slot.path("role").asString()).isEqualTo("leader");
             assertThat(slot.path("slotActive").asBoolean()).isTrue();
@@ -272,7 +272,8 @@ class CdcRelayIntegrationTests {
         assertThat(get("/actuator/prometheus", null).statusCode()).isEqualTo(401);
         assertThat(get("/actuator/prometheus", "not-the-admin-token").statusCode())
                 .isEqualTo(401);
-        String metrics = get("/actuator/prometheus", "local-admin-token").body();
+        String metrics =
+                get("/actuator/prometheus", LocalCredentials.ADMIN_TOKEN).body();
         assertThat(metrics)
                 .contains(
                         "outbox_cdc_slot_lag_bytes",

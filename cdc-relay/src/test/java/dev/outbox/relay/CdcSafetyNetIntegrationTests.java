@@ -7,10 +7,10 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.SharedInfra;
-import dev.outbox.infra.TopicReader;
 import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TopicReader;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;

@@ -9,10 +9,10 @@ import javax.sql.DataSource;
 
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.TimeOrderedIds;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.payments.outbox.OutboxWriter;
+import dev.outbox.testing.SharedInfra;
 import org.flywaydb.core.Flyway;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -33,7 +33,10 @@ public final class OutboxRows {
     /** A fresh database on the shared server, migrated by payments-api's Flyway migrations. */
     public static String migratedDatabase() {
         String name = SharedInfra.freshDatabase("payments");
-        migrate(SharedInfra.postgres().jdbcUrl(name), PostgresServer.USER, PostgresServer.PASSWORD);
+        migrate(
+                SharedInfra.postgres().jdbcUrl(name),
+                LocalCredentials.POSTGRES.user(),
+                LocalCredentials.POSTGRES.password());
         return name;
     }
 
@@ -47,7 +50,9 @@ public final class OutboxRows {
 
     public static DataSource dataSource(String database) {
         return new DriverManagerDataSource(
-                SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER, PostgresServer.PASSWORD);
+                SharedInfra.postgres().jdbcUrl(database),
+                LocalCredentials.POSTGRES.user(),
+                LocalCredentials.POSTGRES.password());
     }
 
     /** A payment event of schema version 1: version 1 is its PaymentCreated, later versions are refunds. */

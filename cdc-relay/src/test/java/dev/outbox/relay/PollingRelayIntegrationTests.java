@@ -16,12 +16,12 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import dev.outbox.contract.MessageHeaders;
-import dev.outbox.infra.KafkaBroker;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
-import dev.outbox.infra.TopicReader;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.testing.ChildKafka;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TopicReader;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
@@ -123,7 +123,7 @@ class PollingRelayIntegrationTests {
         String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = recordClaims(database);
         String suffix = "pdown" + Long.toHexString(System.nanoTime());
-        try (KafkaBroker.ChildProcess broker = new KafkaBroker.ChildProcess(Ports.free(), tmp.resolve("data")).start();
+        try (ChildKafka broker = new ChildKafka(Ports.free(), tmp.resolve("data")).start();
                 ConfigurableApplicationContext relay = polling(
                         database,
                         broker.bootstrapServers(),
@@ -205,7 +205,7 @@ class PollingRelayIntegrationTests {
                 String base = "http://127.0.0.1:" + relay.getEnvironment().getProperty("local.server.port")
                         + "/admin/dead-letters";
                 assertThat(call("GET", base, null).statusCode()).isEqualTo(401);
-                HttpResponse<String> list = call("GET", base, "local-admin-token");
+                HttpResponse<String> list = call("GET", base, LocalCredentials.ADMIN_TOKEN);
                 assertThat(list.body()).contains(poison.toString(), "<redacted").doesNotContain("hunter2");
 
                 admin.incrementalAlterConfigs(Map.of(
@@ -214,7 +214,8 @@ class PollingRelayIntegrationTests {
                                         new ConfigEntry("max.message.bytes", "2000000"), AlterConfigOp.OpType.SET))))
                         .all()
                         .get();
-                HttpResponse<String> requeued = call("POST", base + "/" + poison + "/requeue", "local-admin-token");
+                HttpResponse<String> requeued =
+                        call("POST", base + "/" + poison + "/requeue", LocalCredentials.ADMIN_TOKEN);
                 assertThat(requeued.body()).contains("\"requeued\":1");
 
                 await().atMost(Duration.ofSeconds(60))
@@ -311,7 +312,9 @@ class PollingRelayIntegrationTests {
 
     private static JdbcClient jdbc(String database) {
         return JdbcClient.create(new DriverManagerDataSource(
-                SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER, PostgresServer.PASSWORD));
+                SharedInfra.postgres().jdbcUrl(database),
+                LocalCredentials.POSTGRES.user(),
+                LocalCredentials.POSTGRES.password()));
     }
 
     private static long pending(JdbcClient jdbc) {

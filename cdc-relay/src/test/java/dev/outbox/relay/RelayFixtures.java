@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-import dev.outbox.infra.SharedInfra;
-import dev.outbox.infra.TopicReader;
 import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -8,11 +8,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import dev.outbox.local.LocalCredentials;
+
 /** A plain HTTP client for the API under test: real sockets, real headers, raw bodies. */
 public final class ApiClient {
 
-    public static final String CLIENT_A_KEY = "local-key-client-a";
-    public static final String CLIENT_B_KEY = "local-key-client-b";
+    public static final String CLIENT_A_KEY = LocalCredentials.CLIENT_A_KEY;
+    public static final String CLIENT_B_KEY = LocalCredentials.CLIENT_B_KEY;
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();

@@ -11,11 +11,12 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
-import dev.outbox.infra.JavaProcess;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.JavaProcess;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.local.Readiness;
 import dev.outbox.pause.PausingPaymentsApi;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -35,7 +36,9 @@ class ApiCrashIntegrationTests {
     void crashBetweenCommitAndResponseThenClientRetryGetsTheSameResponse(@TempDir Path tmp) throws Exception {
         String database = SharedInfra.freshDatabase("payments");
         JdbcClient jdbc = JdbcClient.create(new DriverManagerDataSource(
-                SharedInfra.postgres().jdbcUrl(database), PostgresServer.USER, PostgresServer.PASSWORD));
+                SharedInfra.postgres().jdbcUrl(database),
+                LocalCredentials.POSTGRES.user(),
+                LocalCredentials.POSTGRES.password()));
         int port = Ports.free();
         Path marker = tmp.resolve("reached");
         Map<String, String> env = new HashMap<>(Map.of(
@@ -92,20 +95,7 @@ class ApiCrashIntegrationTests {
                 .start();
         await().atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(250))
-                .until(() -> {
-                    try {
-                        return HttpClient.newHttpClient()
-                                        .send(
-                                                HttpRequest.newBuilder(
-                                                                URI.create("http://127.0.0.1:" + port + "/readyz"))
-                                                        .build(),
-                                                HttpResponse.BodyHandlers.discarding())
-                                        .statusCode()
-                                == 200;
-                    } catch (Exception e) {
-                        return false;
-                    }
-                });
+                .until(() -> Readiness.answers(port, "/readyz"));
         return process;
     }
 

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import dev.outbox.contract.EventTypes;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.security.RawHttp;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -355,8 +356,9 @@ class PaymentsApiIntegrationTests {
         assertThat(anonymous.body())
                 .contains("urn:problem-type:admin:unauthenticated")
                 .doesNotContain("jvm_");
-        assertThat(ops.get("/actuator/info", "local-key-client-a").statusCode()).isEqualTo(401);
-        HttpResponse<String> admin = ops.get("/actuator/prometheus", "local-admin-token");
+        assertThat(ops.get("/actuator/info", LocalCredentials.CLIENT_A_KEY).statusCode())
+                .isEqualTo(401);
+        HttpResponse<String> admin = ops.get("/actuator/prometheus", LocalCredentials.ADMIN_TOKEN);
         assertThat(admin.statusCode()).isEqualTo(200);
         assertThat(admin.body()).contains("http_server_requests");
 
@@ -364,7 +366,7 @@ class PaymentsApiIntegrationTests {
         assertThat(RawHttp.get(port, "/readyz", null).status()).isEqualTo(200);
         assertThat(RawHttp.get(port, "/livez", null).status()).isEqualTo(200);
         assertThat(api.get("/readyz", "anything").statusCode()).isEqualTo(401);
-        assertThat(api.get("/actuator/prometheus", "local-admin-token").statusCode())
+        assertThat(api.get("/actuator/prometheus", LocalCredentials.ADMIN_TOKEN).statusCode())
                 .isEqualTo(404);
     }
 

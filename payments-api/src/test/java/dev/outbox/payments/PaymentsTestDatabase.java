@@ -1,7 +1,7 @@
 package dev.outbox.payments;
 
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.testing.SharedInfra;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /** A fresh payments database per test class on the JVM's shared embedded PostgreSQL. */
@@ -12,7 +12,7 @@ final class PaymentsTestDatabase {
     static void register(DynamicPropertyRegistry registry) {
         String database = SharedInfra.freshDatabase("payments");
         registry.add("spring.datasource.url", () -> SharedInfra.postgres().jdbcUrl(database));
-        registry.add("spring.datasource.username", () -> PostgresServer.USER);
-        registry.add("spring.datasource.password", () -> PostgresServer.PASSWORD);
+        registry.add("spring.datasource.username", () -> LocalCredentials.POSTGRES.user());
+        registry.add("spring.datasource.password", () -> LocalCredentials.POSTGRES.password());
     }
 }

@@ -1,5 +1,6 @@
 package dev.outbox.security;
 
+import dev.outbox.local.LocalCredentials;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,11 +14,11 @@ class BearerDigestTests {
     void theDigestMatchesOnlyItsTokenAndOnlyTheBearerScheme() {
         BearerDigest digest = BearerDigest.ofHex(LOCAL_ADMIN_TOKEN_SHA256);
 
-        assertThat(digest.matches("local-admin-token")).isTrue();
+        assertThat(digest.matches(LocalCredentials.ADMIN_TOKEN)).isTrue();
         assertThat(digest.matches("local-admin-token ")).isFalse();
         assertThat(digest.matches(null)).isFalse();
-        assertThat(BearerDigest.tokenOf("Bearer local-admin-token")).isEqualTo("local-admin-token");
-        assertThat(BearerDigest.tokenOf("bearer local-admin-token")).isEqualTo("local-admin-token");
+        assertThat(BearerDigest.tokenOf("Bearer local-admin-token")).isEqualTo(LocalCredentials.ADMIN_TOKEN);
+        assertThat(BearerDigest.tokenOf("bearer local-admin-token")).isEqualTo(LocalCredentials.ADMIN_TOKEN);
         assertThat(BearerDigest.tokenOf("Basic bG9jYWw6YWRtaW4=")).isNull();
         assertThat(BearerDigest.tokenOf("Bearer ")).isNull();
         assertThatThrownBy(() -> BearerDigest.ofHex("not-hex")).isInstanceOf(IllegalArgumentException.class);
@@ -26,7 +27,7 @@ class BearerDigestTests {
     @Test
     void principalsAreParsedStrictlyAndMatchedByDigest() {
         BearerPrincipals principals = BearerPrincipals.parse("keys", "a=" + LOCAL_ADMIN_TOKEN_SHA256 + ", ,");
-        assertThat(principals.match("local-admin-token")).hasValue("a");
+        assertThat(principals.match(LocalCredentials.ADMIN_TOKEN)).hasValue("a");
         assertThat(principals.match("other")).isEmpty();
         assertThat(BearerPrincipals.parse("keys", "").isEmpty()).isTrue();
         assertThatThrownBy(() -> BearerPrincipals.parse("keys", "a=zz")).isInstanceOf(IllegalArgumentException.class);

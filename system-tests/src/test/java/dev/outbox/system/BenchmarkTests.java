@@ -24,13 +24,13 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.outbox.accounting.AccountingApplication;
 import dev.outbox.accounting.EventFixtures;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.Postgres;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.local.Postgres;
 import dev.outbox.payments.PaymentsApplication;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.HdrHistogram.Histogram;
@@ -294,9 +294,13 @@ class BenchmarkTests {
             String url = pipeline.apiUrl() + "/payments";
             java.util.function.Consumer<String> jdbcPayment = jdbcPayments::write;
             JdbcClient payments = JdbcClient.create(new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                    pipeline.postgres().jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD));
+                    pipeline.postgres().jdbcUrl("payments"),
+                    LocalCredentials.POSTGRES.user(),
+                    LocalCredentials.POSTGRES.password()));
             JdbcClient ledger = JdbcClient.create(new org.springframework.jdbc.datasource.DriverManagerDataSource(
-                    pipeline.postgres().jdbcUrl("accounting"), PostgresServer.USER, PostgresServer.PASSWORD));
+                    pipeline.postgres().jdbcUrl("accounting"),
+                    LocalCredentials.POSTGRES.user(),
+                    LocalCredentials.POSTGRES.password()));
             Load warmUp = viaJdbc ? offer(jdbcPayment, rate, 5, "warm") : offer(url, rate, 5, "warm");
             await().atMost(Duration.ofMinutes(5))
                     .pollInterval(Duration.ofMillis(250))
@@ -539,8 +543,8 @@ class BenchmarkTests {
                 "--server.port=0",
                 "--management.server.port=0",
                 "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
-                "--spring.datasource.username=" + PostgresServer.USER,
-                "--spring.datasource.password=" + PostgresServer.PASSWORD,
+                "--spring.datasource.username=" + LocalCredentials.POSTGRES.user(),
+                "--spring.datasource.password=" + LocalCredentials.POSTGRES.password(),
                 "--spring.datasource.hikari.maximum-pool-size=" + clients);
         try (ConfigurableApplicationContext api =
                 new SpringApplicationBuilder(PaymentsApplication.class).run(args.toArray(String[]::new))) {
@@ -616,8 +620,8 @@ class BenchmarkTests {
                 "--server.port=0",
                 "--management.server.port=0",
                 "--spring.datasource.url=" + SharedInfra.postgres().jdbcUrl(database),
-                "--spring.datasource.username=" + PostgresServer.USER,
-                "--spring.datasource.password=" + PostgresServer.PASSWORD,
+                "--spring.datasource.username=" + LocalCredentials.POSTGRES.user(),
+                "--spring.datasource.password=" + LocalCredentials.POSTGRES.password(),
                 "--spring.datasource.hikari.maximum-pool-size=" + clients));
         java.util.Arrays.stream(System.getProperty("bench.apiArgs", "").split(" "))
                 .filter(a -> a.contains("="))
@@ -702,8 +706,8 @@ class BenchmarkTests {
         JdbcPayments(Postgres server, String database) {
             com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
             config.setJdbcUrl(server.jdbcUrl(database));
-            config.setUsername(Postgres.USER);
-            config.setPassword(Postgres.PASSWORD);
+            config.setUsername(LocalCredentials.POSTGRES.user());
+            config.setPassword(LocalCredentials.POSTGRES.password());
             config.setMaximumPoolSize(64);
             this.pool = new com.zaxxer.hikari.HikariDataSource(config);
             this.payments = new dev.outbox.payments.payment.BenchmarkPayments(pool);

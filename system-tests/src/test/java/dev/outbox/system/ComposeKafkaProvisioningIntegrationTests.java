@@ -9,9 +9,11 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
-import dev.outbox.infra.KafkaAccess;
-import dev.outbox.infra.KafkaBroker;
-import dev.outbox.infra.Ports;
+import dev.outbox.local.KafkaAccess;
+import dev.outbox.local.KafkaBroker;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.testing.ChildKafka;
+import dev.outbox.testing.Ports;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.acl.AclBinding;
 import org.apache.kafka.common.acl.AclBindingFilter;
@@ -35,8 +37,8 @@ class ComposeKafkaProvisioningIntegrationTests {
         tool(bin, "kafka-configs.sh", "kafka.admin.ConfigCommand");
         tool(bin, "kafka-topics.sh", "org.apache.kafka.tools.TopicCommand");
         tool(bin, "kafka-acls.sh", "org.apache.kafka.tools.AclCommand");
-        try (KafkaBroker.ChildProcess kafka =
-                new KafkaBroker.ChildProcess(Ports.free(), tmp.resolve("data"), "admin-secret").start()) {
+        try (ChildKafka kafka =
+                new ChildKafka(Ports.free(), tmp.resolve("data"), LocalCredentials.KAFKA_ADMIN.password()).start()) {
             ProcessBuilder script = new ProcessBuilder(
                             "bash", root.resolve("docker/kafka/provision.sh").toString())
                     .redirectErrorStream(true)
@@ -50,15 +52,11 @@ class ComposeKafkaProvisioningIntegrationTests {
                             "PIPELINE_KAFKA",
                             root.resolve("docker/kafka").toString(),
                             "ADMIN_PASSWORD",
-                            "admin-secret",
-                            "RELAY_PASSWORD",
-                            "relay-secret",
-                            "ACCOUNTING_PASSWORD",
-                            "accounting-secret",
-                            "REPLAY_PASSWORD",
-                            "replay-secret",
-                            "UI_PASSWORD",
-                            "ui-secret"));
+                            LocalCredentials.KAFKA_ADMIN.password()));
+            // provision.sh reads each principal's password from <PRINCIPAL>_PASSWORD, as compose's kafka-init gives it
+            LocalCredentials.kafkaPrincipals()
+                    .forEach((user, password) ->
+                            script.environment().put(user.toUpperCase(java.util.Locale.ROOT) + "_PASSWORD", password));
             Process run = script.start();
             assertThat(run.waitFor(5, TimeUnit.MINUTES)).isTrue();
             assertThat(run.exitValue())
@@ -76,10 +74,10 @@ class ComposeKafkaProvisioningIntegrationTests {
                         .containsAll(KafkaAccess.topics().keySet());
             }
             for (String[] login : new String[][] {
-                {"relay", "relay-secret"},
-                {"accounting", "accounting-secret"},
-                {"replay", "replay-secret"},
-                {"ui", "ui-secret"}
+                {LocalCredentials.KAFKA_RELAY.user(), LocalCredentials.KAFKA_RELAY.password()},
+                {LocalCredentials.KAFKA_ACCOUNTING.user(), LocalCredentials.KAFKA_ACCOUNTING.password()},
+                {LocalCredentials.KAFKA_REPLAY.user(), LocalCredentials.KAFKA_REPLAY.password()},
+                {LocalCredentials.KAFKA_UI.user(), LocalCredentials.KAFKA_UI.password()}
             }) {
                 Map<String, Object> client = new HashMap<>(KafkaBroker.clientSecurity(login[0], login[1]));
                 client.put("bootstrap.servers", kafka.bootstrapServers());

@@ -12,12 +12,12 @@ import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 
-import dev.outbox.infra.BootJar;
-import dev.outbox.infra.JavaProcess;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.BootJar;
+import dev.outbox.local.JavaProcess;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.OutboxRows;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 

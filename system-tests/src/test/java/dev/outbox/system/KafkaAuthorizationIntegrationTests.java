@@ -15,12 +15,14 @@ import dev.outbox.accounting.AccountingApplication;
 import dev.outbox.accounting.EventFixtures;
 import dev.outbox.accounting.EventFixtures.Event;
 import dev.outbox.contract.EventTypes;
-import dev.outbox.infra.KafkaAccess;
-import dev.outbox.infra.KafkaBroker;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
+import dev.outbox.local.KafkaAccess;
+import dev.outbox.local.KafkaBroker;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.PaymentsApplication;
 import dev.outbox.relay.RelayApplication;
+import dev.outbox.testing.ChildKafka;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.TestPostgres;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -67,9 +69,8 @@ class KafkaAuthorizationIntegrationTests {
     @Test
     void onlyTheRelayAndTheConsumersReplayPrincipalWriteTheEventsAndForgedEventsNeverReachTheLedger(@TempDir Path tmp)
             throws Exception {
-        try (PostgresServer pg = PostgresServer.start(Ports.free(), null, false);
-                KafkaBroker.ChildProcess kafka =
-                        new KafkaBroker.ChildProcess(Ports.free(), tmp.resolve("data"), ADMIN_PASSWORD).start()) {
+        try (TestPostgres pg = TestPostgres.start(false);
+                ChildKafka kafka = new ChildKafka(Ports.free(), tmp.resolve("data"), ADMIN_PASSWORD).start()) {
             pg.applyInitScript();
             try (Admin admin = Admin.create(kafka.adminClientProperties())) {
                 KafkaAccess.provision(admin, PASSWORDS);
@@ -106,7 +107,9 @@ class KafkaAuthorizationIntegrationTests {
                                     "--ACCOUNTING_REPLAY_KAFKA_USERNAME=replay",
                                     "--ACCOUNTING_REPLAY_KAFKA_PASSWORD=" + PASSWORDS.get("replay"))) {
                 JdbcClient ledger = JdbcClient.create(new DriverManagerDataSource(
-                        pg.jdbcUrl("accounting"), PostgresServer.USER, PostgresServer.PASSWORD));
+                        pg.jdbcUrl("accounting"),
+                        LocalCredentials.POSTGRES.user(),
+                        LocalCredentials.POSTGRES.password()));
                 String apiUrl = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
                 UUID first = pay(apiUrl, "before-forgery");
                 await().atMost(Duration.ofSeconds(90)).until(() -> entries(ledger, first) == 1);

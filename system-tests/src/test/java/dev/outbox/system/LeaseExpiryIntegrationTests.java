@@ -7,13 +7,13 @@ import java.util.UUID;
 
 import dev.outbox.accounting.AccountingApplication;
 import dev.outbox.accounting.EventFixtures;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.SharedInfra;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
 import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.outbox.OutboxRow;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;

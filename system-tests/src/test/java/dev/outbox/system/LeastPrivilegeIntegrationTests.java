@@ -9,13 +9,14 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.outbox.accounting.EventFixtures;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
 import dev.outbox.relay.outbox.DeadLetter;
 import dev.outbox.relay.outbox.Outbox;
 import dev.outbox.relay.outbox.OutboxRow;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -49,7 +50,8 @@ class LeastPrivilegeIntegrationTests {
                     .as(login[0] + " with a wrong password")
                     .hasMessageContaining("password authentication failed");
         }
-        DriverManager.getConnection(url, "payments_app", "payments_app").close();
+        DriverManager.getConnection(url, LocalCredentials.PAYMENTS_DB.user(), LocalCredentials.PAYMENTS_DB.password())
+                .close();
     }
 
     /**
@@ -61,10 +63,12 @@ class LeastPrivilegeIntegrationTests {
     void aReplicationRoleCanDecodeEveryTableOfItsDatabase() throws Exception {
         SharedInfra.postgres().applyInitScript();
         String url = SharedInfra.postgres().jdbcUrl("payments");
-        OutboxRows.migrate(url, "payments_app", "payments_app");
+        OutboxRows.migrate(url, LocalCredentials.PAYMENTS_DB.user(), LocalCredentials.PAYMENTS_DB.password());
         String slot = "snoop_" + Long.toHexString(System.nanoTime());
-        try (Connection relay = DriverManager.getConnection(url, "relay", "relay");
-                Connection owner = DriverManager.getConnection(url, "payments_app", "payments_app");
+        try (Connection relay = DriverManager.getConnection(
+                        url, LocalCredentials.RELAY_DB.user(), LocalCredentials.RELAY_DB.password());
+                Connection owner = DriverManager.getConnection(
+                        url, LocalCredentials.PAYMENTS_DB.user(), LocalCredentials.PAYMENTS_DB.password());
                 Statement r = relay.createStatement();
                 Statement o = owner.createStatement()) {
             assertThatThrownBy(() -> r.executeQuery("SELECT * FROM idempotency_keys"))
@@ -104,13 +108,13 @@ class LeastPrivilegeIntegrationTests {
     void eachServiceCanDoItsJobAndNothingMore() throws Exception {
         // the very script compose runs on an empty data directory, and the local run on its first start
         SharedInfra.postgres().applyInitScript();
-        String app = "payments_app";
+        String app = LocalCredentials.PAYMENTS_DB.user();
         String relay = "relay";
-        String accounting = "accounting_app";
+        String accounting = LocalCredentials.ACCOUNTING_DB.user();
         String payments = "payments";
         String suffix = "lp" + Long.toHexString(System.nanoTime());
         String url = SharedInfra.postgres().jdbcUrl(payments);
-        OutboxRows.migrate(url, app, "payments_app");
+        OutboxRows.migrate(url, app, LocalCredentials.PAYMENTS_DB.password());
 
         try (Connection r = DriverManager.getConnection(url, relay, "relay");
                 Statement s = r.createStatement()) {
@@ -135,7 +139,7 @@ class LeastPrivilegeIntegrationTests {
             assertThatThrownBy(() -> s.executeUpdate("INSERT INTO outbox_messages (id) VALUES (gen_random_uuid())"))
                     .hasMessageContaining("permission denied");
         }
-        assertThatThrownBy(() -> DriverManager.getConnection(url, accounting, "accounting_app")
+        assertThatThrownBy(() -> DriverManager.getConnection(url, accounting, LocalCredentials.ACCOUNTING_DB.password())
                         .close())
                 .hasMessageContaining("permission denied for database");
 
@@ -152,7 +156,7 @@ class LeastPrivilegeIntegrationTests {
                                 "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
                                 "--relay.cdc.slot-name=slot_" + suffix,
                                 "--relay.cdc.offsets-topic=offsets-" + suffix);
-                Connection owner = DriverManager.getConnection(url, app, "payments_app")) {
+                Connection owner = DriverManager.getConnection(url, app, LocalCredentials.PAYMENTS_DB.password())) {
             await().atMost(Duration.ofSeconds(90)).until(() -> {
                 try (Statement s = owner.createStatement();
                         var rs = s.executeQuery(
@@ -162,7 +166,8 @@ class LeastPrivilegeIntegrationTests {
                     return rs.getLong(1) == 1;
                 }
             });
-            UUID id = OutboxRows.insert(new DriverManagerDataSource(url, app, "payments_app"), 1, 1)
+            UUID id = OutboxRows.insert(
+                            new DriverManagerDataSource(url, app, LocalCredentials.PAYMENTS_DB.password()), 1, 1)
                     .get(0)
                     .id();
             await().atMost(Duration.ofSeconds(60)).until(() -> {
@@ -181,7 +186,8 @@ class LeastPrivilegeIntegrationTests {
         // and a requeue make the row ready again, the count raises the watermark
         Outbox asRelay = new Outbox(JdbcClient.create(new DriverManagerDataSource(url, relay, "relay")));
         UUID worker = UUID.randomUUID();
-        UUID row = OutboxRows.insert(new DriverManagerDataSource(url, app, "payments_app"), 1, 1)
+        UUID row = OutboxRows.insert(
+                        new DriverManagerDataSource(url, app, LocalCredentials.PAYMENTS_DB.password()), 1, 1)
                 .get(0)
                 .id();
         assertThat(claim(asRelay, worker)).containsExactly(row);

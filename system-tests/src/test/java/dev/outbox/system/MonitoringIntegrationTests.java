@@ -13,12 +13,12 @@ import java.util.TreeSet;
 
 import dev.outbox.accounting.AccountingApplication;
 import dev.outbox.accounting.EventFixtures;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.PaymentsApplication;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -47,7 +47,10 @@ class MonitoringIntegrationTests {
         String payments = SharedInfra.freshDatabase("payments");
         String accounting = SharedInfra.freshDatabase("accounting");
         String topic = "t-" + suffix + ".payment.events";
-        OutboxRows.migrate(SharedInfra.postgres().jdbcUrl(payments), PostgresServer.USER, PostgresServer.PASSWORD);
+        OutboxRows.migrate(
+                SharedInfra.postgres().jdbcUrl(payments),
+                LocalCredentials.POSTGRES.user(),
+                LocalCredentials.POSTGRES.password());
         Map<String, Object> scrape = ((List<Map<String, Object>>)
                         MonitoringFiles.yaml(MonitoringFiles.docker().resolve("prometheus/prometheus.yml"))
                                 .get("scrape_configs"))
@@ -73,8 +76,8 @@ class MonitoringIntegrationTests {
                                 "--management.server.port=0",
                                 "--spring.datasource.url="
                                         + SharedInfra.postgres().jdbcUrl(payments),
-                                "--spring.datasource.username=" + PostgresServer.USER,
-                                "--spring.datasource.password=" + PostgresServer.PASSWORD);
+                                "--spring.datasource.username=" + LocalCredentials.POSTGRES.user(),
+                                "--spring.datasource.password=" + LocalCredentials.POSTGRES.password());
                 ConfigurableApplicationContext consumer = AccountingApplication.builder()
                         .run(EventFixtures.consumerArgs(accounting, topic, "mon-" + suffix))) {
             JdbcClient ledger = EventFixtures.jdbc(accounting);

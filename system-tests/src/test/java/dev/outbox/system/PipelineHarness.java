@@ -13,14 +13,17 @@ import java.util.List;
 import java.util.Map;
 
 import dev.outbox.contract.Topics;
-import dev.outbox.infra.BootJar;
-import dev.outbox.infra.InvariantChecker;
-import dev.outbox.infra.JavaProcess;
-import dev.outbox.infra.KafkaBroker;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
+import dev.outbox.local.BootJar;
+import dev.outbox.local.JavaProcess;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.local.Readiness;
+import dev.outbox.reconcile.InvariantChecker;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.cdc.ConnectWorker;
+import dev.outbox.testing.ChildKafka;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TestPostgres;
 
 import static org.awaitility.Awaitility.await;
 
@@ -42,8 +45,8 @@ final class PipelineHarness implements AutoCloseable {
         POSTGRES
     }
 
-    private final PostgresServer postgres;
-    private final KafkaBroker.ChildProcess kafka;
+    private final TestPostgres postgres;
+    private final ChildKafka kafka;
     private final Map<Component, Process> processes = new EnumMap<>(Component.class);
     private final Map<Component, Integer> ports = new EnumMap<>(Component.class);
     private final Path logs;
@@ -61,11 +64,11 @@ final class PipelineHarness implements AutoCloseable {
     PipelineHarness(String relayMode) throws Exception {
         this.relayMode = relayMode;
         logs = Files.createDirectories(Path.of("target", "harness-" + Long.toHexString(System.nanoTime())));
-        postgres = PostgresServer.start(Ports.free(), null, PostgresServer.durableRequested());
-        postgres.createDatabase("payments").createDatabase("accounting");
-        OutboxRows.migrate(postgres.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD);
-        kafka = KafkaBroker.ChildProcess.throwAway(Ports.free(), logs.resolve("kafka-data"))
-                .start();
+        postgres = TestPostgres.start(TestPostgres.durableRequested());
+        SharedInfra.createDatabases(postgres, "payments", "accounting");
+        OutboxRows.migrate(
+                postgres.jdbcUrl("payments"), LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
+        kafka = ChildKafka.throwAway(Ports.free(), logs.resolve("kafka-data")).start();
         for (Component c : new Component[] {Component.API, Component.RELAY, Component.CONSUMER}) {
             ports.put(c, Ports.free());
         }
@@ -82,8 +85,8 @@ final class PipelineHarness implements AutoCloseable {
                                 postgres.host(),
                                 postgres.port(),
                                 "payments",
-                                PostgresServer.USER,
-                                PostgresServer.PASSWORD,
+                                LocalCredentials.POSTGRES.user(),
+                                LocalCredentials.POSTGRES.password(),
                                 kafka.bootstrapServers(),
                                 Topics.DEFAULT_PATTERN),
                         jvmArgs("connect"))
@@ -93,7 +96,7 @@ final class PipelineHarness implements AutoCloseable {
         start(Component.CONSUMER);
     }
 
-    PostgresServer postgres() {
+    TestPostgres postgres() {
         return postgres;
     }
 
@@ -162,8 +165,8 @@ final class PipelineHarness implements AutoCloseable {
         processes.put(component, p);
         await().atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(250))
-                .until(() ->
-                        healthy(ports.get(component), component == Component.RELAY ? "/actuator/health" : "/readyz"));
+                .until(() -> Readiness.answers(
+                        ports.get(component), component == Component.RELAY ? "/actuator/health" : "/readyz"));
     }
 
     /** SIGKILL for processes; SIGQUIT to the postmaster for PostgreSQL, which then recovers and comes back. */
@@ -293,21 +296,6 @@ final class PipelineHarness implements AutoCloseable {
         String last = started.get(started.size() - 1);
         int at = last.indexOf("process running for ");
         return at < 0 ? "?" : last.substring(at + 20).replaceAll("[^0-9.]", "");
-    }
-
-    private static boolean healthy(int port, String path) {
-        try {
-            return HttpClient.newHttpClient()
-                            .send(
-                                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                                            .timeout(Duration.ofSeconds(2))
-                                            .build(),
-                                    HttpResponse.BodyHandlers.discarding())
-                            .statusCode()
-                    == 200;
-        } catch (Exception e) {
-            return false;
-        }
     }
 
     private boolean slotActive() throws java.sql.SQLException {

@@ -16,12 +16,12 @@ import java.util.concurrent.Future;
 
 import dev.outbox.accounting.AccountingApplication;
 import dev.outbox.accounting.EventFixtures;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.PaymentsApplication;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -46,7 +46,10 @@ class PipelineIntegrationTests {
         String payments = SharedInfra.freshDatabase("payments");
         String accounting = SharedInfra.freshDatabase("accounting");
         String topic = "t-" + suffix + ".payment.events";
-        OutboxRows.migrate(SharedInfra.postgres().jdbcUrl(payments), PostgresServer.USER, PostgresServer.PASSWORD);
+        OutboxRows.migrate(
+                SharedInfra.postgres().jdbcUrl(payments),
+                LocalCredentials.POSTGRES.user(),
+                LocalCredentials.POSTGRES.password());
 
         try (ConfigurableApplicationContext relay = RelayApplication.builder()
                         .run(
@@ -66,8 +69,8 @@ class PipelineIntegrationTests {
                                 "--management.server.port=0",
                                 "--spring.datasource.url="
                                         + SharedInfra.postgres().jdbcUrl(payments),
-                                "--spring.datasource.username=" + PostgresServer.USER,
-                                "--spring.datasource.password=" + PostgresServer.PASSWORD);
+                                "--spring.datasource.username=" + LocalCredentials.POSTGRES.user(),
+                                "--spring.datasource.password=" + LocalCredentials.POSTGRES.password());
                 ConfigurableApplicationContext consumer = AccountingApplication.builder()
                         .run(EventFixtures.consumerArgs(accounting, topic, "e2e-" + suffix))) {
             JdbcClient paymentsDb = EventFixtures.jdbc(payments);

@@ -30,15 +30,15 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import dev.outbox.accounting.AccountingApplication;
 import dev.outbox.contract.MessageHeaders;
-import dev.outbox.infra.InvariantChecker;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.Postgres;
-import dev.outbox.infra.ReplicatedPostgres;
-import dev.outbox.infra.SharedInfra;
-import dev.outbox.infra.TopicReader;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.PaymentsApplication;
+import dev.outbox.reconcile.InvariantChecker;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.ReplicatedPostgres;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TopicReader;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -112,7 +112,8 @@ class PostgresFailoverIntegrationTests {
         HoldResponse.RELEASE = new CountDownLatch(1);
         try (ReplicatedPostgres pg = ReplicatedPostgres.start(true, slotSync)) {
             pg.createDatabase("payments").createDatabase("accounting");
-            OutboxRows.migrate(pg.jdbcUrl("payments"), Postgres.USER, Postgres.PASSWORD);
+            OutboxRows.migrate(
+                    pg.jdbcUrl("payments"), LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
             try (ConfigurableApplicationContext relay = RelayApplication.builder()
                             .run(
                                     "--server.port=" + Ports.free(),

@@ -16,13 +16,14 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.outbox.accounting.AccountingApplication;
-import dev.outbox.infra.InvariantChecker;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.PaymentsApplication;
+import dev.outbox.reconcile.InvariantChecker;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TestPostgres;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -41,9 +42,10 @@ class PostgresRestartIntegrationTests {
     void postgresCrashUnderLoadLosesNothingAndDuplicatesNoEffect() throws Exception {
         String suffix = "pgcrash" + Long.toHexString(System.nanoTime());
         String topic = "t-" + suffix + ".payment.events";
-        try (PostgresServer pg = PostgresServer.start(Ports.free(), null, false)) {
-            pg.createDatabase("payments").createDatabase("accounting");
-            OutboxRows.migrate(pg.jdbcUrl("payments"), PostgresServer.USER, PostgresServer.PASSWORD);
+        try (TestPostgres pg = TestPostgres.start(false)) {
+            SharedInfra.createDatabases(pg, "payments", "accounting");
+            OutboxRows.migrate(
+                    pg.jdbcUrl("payments"), LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
             try (ConfigurableApplicationContext relay = RelayApplication.builder()
                             .run(
                                     "--server.port=" + Ports.free(),
@@ -173,7 +175,7 @@ class PostgresRestartIntegrationTests {
         failure.compareAndSet(null, new AssertionError("no answer for " + key));
     }
 
-    private static boolean slotActive(PostgresServer pg, String slot) {
+    private static boolean slotActive(TestPostgres pg, String slot) {
         try (Connection c = pg.connect("payments");
                 var s = c.createStatement()) {
             var rs = s.executeQuery(

@@ -7,13 +7,13 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.outbox.infra.InvariantChecker;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.reconcile.InvariantChecker;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayFixtures;
 import dev.outbox.relay.RelayProcess;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
@@ -47,8 +47,8 @@ class RelayRestartIntegrationTests {
                 () -> {
                     SingleConnectionDataSource connection = new SingleConnectionDataSource(
                             SharedInfra.postgres().jdbcUrl(database),
-                            PostgresServer.USER,
-                            PostgresServer.PASSWORD,
+                            LocalCredentials.POSTGRES.user(),
+                            LocalCredentials.POSTGRES.password(),
                             true);
                     while (writing.get()) {
                         OutboxRows.insert(connection, 1, 1);

@@ -7,8 +7,8 @@ import java.sql.ResultSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.PostgresServer;
+import dev.outbox.testing.SharedInfra;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.FinalizedVersionRange;
 import org.apache.kafka.common.utils.AppInfoParser;

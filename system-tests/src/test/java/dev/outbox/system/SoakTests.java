@@ -14,7 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.outbox.infra.InvariantChecker;
+import dev.outbox.reconcile.InvariantChecker;
 import dev.outbox.system.PipelineHarness.Component;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

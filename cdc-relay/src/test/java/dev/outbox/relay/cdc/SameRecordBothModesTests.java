@@ -10,6 +10,7 @@ import java.util.UUID;
 
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.Topics;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.relay.outbox.OutboxRow;
 import dev.outbox.relay.publish.PublishProperties;
 import io.debezium.data.Envelope;
@@ -157,7 +158,13 @@ class SameRecordBothModesTests {
                         java.time.Duration.ofSeconds(5),
                         4,
                         Map.of()),
-                new DatabaseProperties("127.0.0.1", 5432, "", "payments", "relay", "relay"),
+                new DatabaseProperties(
+                        "127.0.0.1",
+                        5432,
+                        "",
+                        "payments",
+                        LocalCredentials.RELAY_DB.user(),
+                        LocalCredentials.RELAY_DB.password()),
                 new PublishProperties("127.0.0.1:9092", PATTERN, null, Map.of()));
         Map<String, String> router = new HashMap<>();
         String prefix = "transforms.outbox.";

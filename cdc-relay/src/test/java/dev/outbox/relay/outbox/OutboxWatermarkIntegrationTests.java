@@ -8,10 +8,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 
-import dev.outbox.infra.PostgresServer;
-import dev.outbox.infra.SharedInfra;
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.OutboxRows;
+import dev.outbox.testing.SharedInfra;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -127,7 +127,7 @@ class OutboxWatermarkIntegrationTests {
         String old = SharedInfra.freshDatabase("payments");
         String url = SharedInfra.postgres().jdbcUrl(old);
         Flyway.configure()
-                .dataSource(url, PostgresServer.USER, PostgresServer.PASSWORD)
+                .dataSource(url, LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password())
                 .locations("classpath:db/payments")
                 .target("3")
                 .load()
@@ -139,7 +139,7 @@ class OutboxWatermarkIntegrationTests {
                 .param("ids", ids(published).toArray(UUID[]::new))
                 .update();
 
-        OutboxRows.migrate(url, PostgresServer.USER, PostgresServer.PASSWORD);
+        OutboxRows.migrate(url, LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
 
         Outbox migrated = new Outbox(oldJdbc);
         Outbox.Backlog backlog = migrated.backlog();

@@ -2,6 +2,7 @@ package dev.outbox.security.edge;
 
 import java.security.Principal;
 
+import dev.outbox.local.LocalCredentials;
 import dev.outbox.security.BearerAuthentication;
 import dev.outbox.security.BearerPrincipals;
 import dev.outbox.security.EdgeAutoConfiguration;
@@ -22,7 +23,7 @@ import org.springframework.web.bind.annotation.RestController;
 class EdgeTestApplication {
 
     static final String CLIENT_KEY = "test-client-key";
-    static final String ADMIN_TOKEN = "local-admin-token";
+    static final String ADMIN_TOKEN = LocalCredentials.ADMIN_TOKEN;
 
     @Bean
     @Order(EdgeAutoConfiguration.SERVICE_ORDER)

@@ -18,8 +18,9 @@ import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 import dev.outbox.contract.TimeOrderedIds;
-import dev.outbox.infra.Kafka;
-import dev.outbox.infra.Postgres;
+import dev.outbox.local.Kafka;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.local.Postgres;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.OutboxRows;
 import org.apache.kafka.clients.admin.Admin;
@@ -50,7 +51,8 @@ final class BenchmarkSupport {
 
     /** A {@link #backlog} written through payments-api's OutboxWriter in one transaction; returns its size. */
     static long preload(Postgres pg, String database, int events) {
-        DataSource ds = new DriverManagerDataSource(pg.jdbcUrl(database), Postgres.USER, Postgres.PASSWORD);
+        DataSource ds = new DriverManagerDataSource(
+                pg.jdbcUrl(database), LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
         List<OutboxEvent> backlog = backlog(events);
         OutboxRows.write(ds, backlog);
         return backlog.size();
@@ -118,7 +120,8 @@ final class BenchmarkSupport {
         ProcessBuilder recvlogical = new ProcessBuilder(
                         binary.toString(),
                         "-d",
-                        "host=" + pg.host() + " port=" + pg.port() + " dbname=" + database + " user=" + Postgres.USER,
+                        "host=" + pg.host() + " port=" + pg.port() + " dbname=" + database + " user="
+                                + LocalCredentials.POSTGRES.user(),
                         "--slot",
                         slot,
                         "--start",
@@ -133,7 +136,7 @@ final class BenchmarkSupport {
                         "/dev/null")
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        recvlogical.environment().put("PGPASSWORD", Postgres.PASSWORD); // never on the command line
+        recvlogical.environment().put("PGPASSWORD", LocalCredentials.POSTGRES.password()); // never on the command line
         return recvlogical;
     }
 

@@ -24,15 +24,17 @@ import dev.outbox.contract.EventRecord;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.MessageHeaders;
 import dev.outbox.contract.Topics;
-import dev.outbox.infra.KafkaBroker;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.Postgres;
-import dev.outbox.infra.PostgresServer;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.local.PostgresServer;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayProcess;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.system.ProcessStats;
+import dev.outbox.testing.ChildKafka;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TestPostgres;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -92,8 +94,8 @@ class RelayVersusConnectBenchmarkTests {
     static final String SCHEMA_SQL = System.getProperty("bench.schemaSql", "");
 
     private Path work;
-    private PostgresServer pg;
-    private KafkaBroker.ChildProcess kafka;
+    private TestPostgres pg;
+    private ChildKafka kafka;
     private long brokerPid;
     private final List<String> notes = new ArrayList<>();
     /** Events written to every contender's database before its warm-up; their records are compared byte for byte. */
@@ -123,9 +125,8 @@ class RelayVersusConnectBenchmarkTests {
                 .toAbsolutePath());
         String connectClasspath = connectClasspath();
         // both servers' data goes when they stop; the logs stay in the work directory
-        try (PostgresServer durable = PostgresServer.start(Ports.free(), null, true);
-                KafkaBroker.ChildProcess broker = KafkaBroker.ChildProcess.throwAway(
-                                Ports.free(), work.resolve("kafka"))
+        try (TestPostgres durable = TestPostgres.start(true);
+                ChildKafka broker = ChildKafka.throwAway(Ports.free(), work.resolve("kafka"))
                         .start()) {
             pg = durable;
             kafka = broker;
@@ -178,7 +179,11 @@ class RelayVersusConnectBenchmarkTests {
 
         // the same events (same ids, columns and payloads) in every contender's database, to compare their records
         OutboxRows.write(
-                new DriverManagerDataSource(pg.jdbcUrl(setup.database()), Postgres.USER, Postgres.PASSWORD), probe);
+                new DriverManagerDataSource(
+                        pg.jdbcUrl(setup.database()),
+                        LocalCredentials.POSTGRES.user(),
+                        LocalCredentials.POSTGRES.password()),
+                probe);
         expected += probe.size();
 
         // warm-up: half a backlog unless told otherwise, not measured
@@ -244,8 +249,9 @@ class RelayVersusConnectBenchmarkTests {
         Setup(String suffix) {
             this.suffix = suffix;
             this.database = "bench_" + suffix;
-            pg.createDatabase(database);
-            OutboxRows.migrate(pg.jdbcUrl(database), Postgres.USER, Postgres.PASSWORD);
+            SharedInfra.createDatabases(pg, database);
+            OutboxRows.migrate(
+                    pg.jdbcUrl(database), LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
             if (!SCHEMA_SQL.isBlank()) {
                 try (java.sql.Connection c = pg.connect(database);
                         java.sql.Statement statement = c.createStatement()) {
@@ -334,8 +340,8 @@ class RelayVersusConnectBenchmarkTests {
                         pg.host(),
                         pg.port(),
                         setup.database(),
-                        Postgres.USER,
-                        Postgres.PASSWORD,
+                        LocalCredentials.POSTGRES.user(),
+                        LocalCredentials.POSTGRES.password(),
                         kafka.bootstrapServers(),
                         setup.topicPattern()),
                 EXTRA_JVM_OPTIONS.isBlank()

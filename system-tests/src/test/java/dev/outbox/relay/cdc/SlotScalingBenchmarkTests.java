@@ -24,13 +24,15 @@ import dev.outbox.contract.EventEnvelope;
 import dev.outbox.contract.EventRecord;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.Topics;
-import dev.outbox.infra.KafkaBroker;
-import dev.outbox.infra.Ports;
-import dev.outbox.infra.Postgres;
-import dev.outbox.infra.PostgresServer;
+import dev.outbox.local.LocalCredentials;
+import dev.outbox.local.PostgresServer;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayProcess;
 import dev.outbox.system.ProcessStats;
+import dev.outbox.testing.ChildKafka;
+import dev.outbox.testing.Ports;
+import dev.outbox.testing.SharedInfra;
+import dev.outbox.testing.TestPostgres;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -74,8 +76,8 @@ class SlotScalingBenchmarkTests {
     private static final Pattern SAFETY_NET = Pattern.compile("safety net published (\\d+) events");
 
     private Path work;
-    private PostgresServer pg;
-    private KafkaBroker.ChildProcess kafka;
+    private TestPostgres pg;
+    private ChildKafka kafka;
     private long brokerPid;
 
     /**
@@ -140,9 +142,8 @@ class SlotScalingBenchmarkTests {
         work = Files.createDirectories(Path.of("target", "slots-" + Long.toHexString(System.nanoTime()))
                 .toAbsolutePath());
         // both servers' data goes when they stop; the logs stay in the work directory
-        try (PostgresServer durable = PostgresServer.start(Ports.free(), null, true);
-                KafkaBroker.ChildProcess broker = KafkaBroker.ChildProcess.throwAway(
-                                Ports.free(), work.resolve("kafka"))
+        try (TestPostgres durable = TestPostgres.start(true);
+                ChildKafka broker = ChildKafka.throwAway(Ports.free(), work.resolve("kafka"))
                         .start()) {
             pg = durable;
             kafka = broker;
@@ -182,8 +183,9 @@ class SlotScalingBenchmarkTests {
     private Run measure(int relays, int round) throws Exception {
         String suffix = relays + "r" + round + Long.toHexString(System.nanoTime() & 0xffffff);
         String database = "scale_" + suffix;
-        pg.createDatabase(database);
-        OutboxRows.migrate(pg.jdbcUrl(database), Postgres.USER, Postgres.PASSWORD);
+        SharedInfra.createDatabases(pg, database);
+        OutboxRows.migrate(
+                pg.jdbcUrl(database), LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
         String topicPattern = "s-" + suffix + "." + Topics.AGGREGATE_TYPE_PLACEHOLDER + ".events";
         String topic = Topics.forAggregate(topicPattern, EventTypes.PAYMENT);
         try (Admin admin = Admin.create(kafka.adminClientProperties())) {
@@ -337,8 +339,9 @@ class SlotScalingBenchmarkTests {
     private Raw rawDecoding(Path binary, int parts, int round) throws Exception {
         String suffix = "raw" + parts + "r" + round + Long.toHexString(System.nanoTime() & 0xffffff);
         String database = "scale_" + suffix;
-        pg.createDatabase(database);
-        OutboxRows.migrate(pg.jdbcUrl(database), Postgres.USER, Postgres.PASSWORD);
+        SharedInfra.createDatabases(pg, database);
+        OutboxRows.migrate(
+                pg.jdbcUrl(database), LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
         List<String> publications = publications(database, parts);
         List<String> slots = IntStream.range(0, parts)
                 .mapToObj(i -> "slot_" + suffix + "_" + i)
