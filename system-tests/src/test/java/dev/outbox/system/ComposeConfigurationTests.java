@@ -5,10 +5,10 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
+import dev.outbox.local.LocalCredentials;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Without a Docker engine the stack cannot be started here, so this checks what can be checked: compose.yaml
  * and its polling override parse, every long-running service has a healthcheck and restarts unless stopped (one-shot
  * ones are awaited to completion), every environment variable compose gives a service is one that service's own
- * configuration file reads, every variable a service reads is documented, and the Dockerfile ignores no failure.
+ * configuration file reads, the tests' credentials are the stack's, and the Dockerfile ignores no failure.
  */
 class ComposeConfigurationTests {
 
@@ -77,48 +77,47 @@ class ComposeConfigurationTests {
     }
 
     /**
-     * The services' own configuration files are the source: every variable a service reads ({@code ${VAR...}})
-     * is documented in the README's configuration table, under its name in backquotes.
+     * The development credentials every test reads ({@link LocalCredentials}) are compose's and init.sql's, and the
+     * HTTP tokens' SHA-256 digests are the services' defaults, so the tests log in as a user of the stack would.
      */
-    @ParameterizedTest
-    @ValueSource(strings = {"payments-api", "cdc-relay", "accounting-consumer"})
-    void everyVariableAServiceReadsIsDocumented(String service) throws IOException {
-        String readme = Files.readString(root().resolve("README.md"));
-        Matcher variable = Pattern.compile("\\$\\{([A-Z][A-Z0-9_]+)[:}]").matcher(resource(CONFIG_OF.get(service)));
-        int checked = 0;
-        while (variable.find()) {
-            assertThat(readme)
-                    .as(service + " reads " + variable.group(1) + "; the README's table lists it")
-                    .contains("`" + variable.group(1) + "`");
-            checked++;
+    @Test
+    @SuppressWarnings("unchecked")
+    void theLocalCredentialsAreTheStacksOwn() throws Exception {
+        String init = Files.readString(root().resolve("docker/postgres/init.sql"));
+        for (LocalCredentials.Login role :
+                List.of(LocalCredentials.PAYMENTS_DB, LocalCredentials.RELAY_DB, LocalCredentials.ACCOUNTING_DB)) {
+            assertThat(init)
+                    .as(role.user() + " in init.sql")
+                    .containsPattern("CREATE ROLE " + role.user() + " LOGIN[A-Z ]* PASSWORD '" + role.password() + "'");
         }
-        assertThat(checked).isGreaterThan(5);
+        Map<String, Map<String, Object>> services = (Map<String, Map<String, Object>>) new Yaml()
+                .<Map<String, Object>>load(Files.readString(root().resolve("compose.yaml")))
+                .get("services");
+        Map<String, Object> postgres =
+                (Map<String, Object>) services.get("postgres").get("environment");
+        assertThat(postgres).containsEntry("POSTGRES_PASSWORD", LocalCredentials.POSTGRES.password());
+        Map<String, Object> init_ =
+                (Map<String, Object>) services.get("kafka-init").get("environment");
+        assertThat(init_)
+                .containsEntry("ADMIN_PASSWORD", LocalCredentials.KAFKA_ADMIN.password())
+                .containsEntry("RELAY_PASSWORD", LocalCredentials.KAFKA_RELAY.password())
+                .containsEntry("ACCOUNTING_PASSWORD", LocalCredentials.KAFKA_ACCOUNTING.password())
+                .containsEntry("REPLAY_PASSWORD", LocalCredentials.KAFKA_REPLAY.password())
+                .containsEntry("UI_PASSWORD", LocalCredentials.KAFKA_UI.password());
+        assertThat(LocalCredentials.kafkaPrincipals()).hasSize(4);
+        String adminDigest = sha256(LocalCredentials.ADMIN_TOKEN);
+        for (String config : CONFIG_OF.values()) {
+            assertThat(resource(config)).as(config + "'s default admin digest").contains(":" + adminDigest + "}");
+        }
+        assertThat(resource("application.yaml"))
+                .contains("client-a=" + sha256(LocalCredentials.CLIENT_A_KEY))
+                .contains("client-b=" + sha256(LocalCredentials.CLIENT_B_KEY));
     }
 
-    /**
-     * And the other way round: every variable the README's configuration table lists for a service is one that
-     * service's configuration file reads, so a renamed or removed setting cannot stay documented.
-     */
-    @ParameterizedTest
-    @ValueSource(strings = {"payments-api", "cdc-relay", "accounting-consumer"})
-    void everyVariableTheTableListsIsReadByItsService(String service) throws IOException {
-        String config = resource(CONFIG_OF.get(service));
-        Pattern row = Pattern.compile("^\\| " + Pattern.quote(service) + " \\| ([^|]+) \\|", Pattern.MULTILINE);
-        Pattern name = Pattern.compile("`([A-Z][A-Z0-9_]+)`");
-        Matcher rows = row.matcher(Files.readString(root().resolve("README.md")));
-        int checked = 0;
-        while (rows.find()) {
-            Matcher variable = name.matcher(rows.group(1));
-            while (variable.find()) {
-                assertThat(Pattern.compile("\\$\\{" + Pattern.quote(variable.group(1)) + "[:}]")
-                                .matcher(config)
-                                .find())
-                        .as("the README's table lists " + variable.group(1) + " for " + service + ", which reads it")
-                        .isTrue();
-                checked++;
-            }
-        }
-        assertThat(checked).isGreaterThan(5);
+    private static String sha256(String token) throws Exception {
+        return java.util.HexFormat.of()
+                .formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(token.getBytes(StandardCharsets.UTF_8)));
     }
 
     /** A failing step of the image build fails the build; nothing is papered over with {@code || true}. */

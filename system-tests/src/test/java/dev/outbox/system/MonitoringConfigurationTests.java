@@ -12,8 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,7 +24,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Compose's Prometheus and Grafana as files: every alert expression and every dashboard query parses with
  * Prometheus's own parser (promtool), Prometheus scrapes each service on the management port compose gives it with a
- * token the service accepts, Grafana's dashboards use the provisioned data source, and the README's alert table is
+ * token the service accepts, Grafana's dashboards use the provisioned data source, and the operations document's alert table is
  * the rules file. Whether the metrics exist is MonitoringIntegrationTests' question.
  */
 class MonitoringConfigurationTests {
@@ -308,16 +306,26 @@ class MonitoringConfigurationTests {
         }
     }
 
+    /** The operations document's alert table is generated from the rules file: name, expression, for, why. */
     @Test
-    void theReadmesAlertTableIsTheRulesFile() throws IOException {
-        Map<String, String> table = new LinkedHashMap<>();
-        Matcher row = Pattern.compile("(?m)^\\| `(\\w+)` \\| `([^`]+)` \\|")
-                .matcher(Files.readString(ComposeConfigurationTests.root().resolve("README.md")));
-        while (row.find()) {
-            table.put(row.group(1), row.group(2));
-        }
-
-        assertThat(table).as("the README's alert table").containsExactlyEntriesOf(MonitoringFiles.alerts());
+    @SuppressWarnings("unchecked")
+    void theOperationsDocumentsAlertTableIsTheRulesFile() {
+        StringBuilder table = new StringBuilder("| alert | expression | for | why |\n|---|---|---|---|\n");
+        MonitoringFiles.alertRules().forEach((name, rule) -> {
+            Map<String, Object> annotations = (Map<String, Object>) rule.get("annotations");
+            table.append("| `")
+                    .append(name)
+                    .append("` | `")
+                    .append(String.valueOf(rule.get("expr")).replace("|", "\\|"))
+                    .append("` | ")
+                    .append(rule.get("for") == null ? "" : rule.get("for"))
+                    .append(" | ")
+                    .append(annotations.get("summary"))
+                    .append(". ")
+                    .append(annotations.get("description"))
+                    .append(" |\n");
+        });
+        GeneratedBlock.assertCurrent("operations.md", "alerts", table.toString());
     }
 
     /**

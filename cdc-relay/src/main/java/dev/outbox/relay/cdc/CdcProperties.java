@@ -17,6 +17,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param standbyPoll       how often a standby instance tries to take over the slot
  * @param restartBackoff    pause before restarting a failed engine
  * @param maxInFlight       batches sent to Kafka and not yet acknowledged and marked, at most (the pipeline's depth)
+ * @param debezium          Debezium engine settings passed as they are, over the relay's own
+ *                          ({@code --relay.cdc.debezium.<key>=<value>})
  */
 @ConfigurationProperties("relay.cdc")
 public record CdcProperties(

@@ -15,6 +15,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * ({@code targetServerType=primary}); the CDC engine is pointed at the server its leadership lock was taken on, which
  * is found the same way before every engine start, so after a failover the relay follows the promoted standby without
  * a configuration change.
+ *
+ * @param host     the primary's host name, when {@code hosts} is empty
+ * @param port     the primary's port, when {@code hosts} is empty
+ * @param hosts    {@code host:port,host:port}: the primary and its standbys; the relay uses whichever is the primary,
+ *                 found again after a failover
+ * @param name     the payments database
+ * @param user     the relay's login role; it needs the REPLICATION attribute (cdc mode)
+ * @param password its password
  */
 @ConfigurationProperties("relay.db")
 public record DatabaseProperties(
