@@ -56,7 +56,7 @@ class AutoModeIntegrationTests {
                         1);
                 await().atMost(Duration.ofSeconds(60)).until(() -> {
                     var rs = c.createStatement()
-                            .executeQuery("SELECT count(*) FROM outbox_messages WHERE published_at IS NULL");
+                            .executeQuery("SELECT count(*) FROM outbox_delivery WHERE NOT published");
                     rs.next();
                     return rs.getLong(1) == 0;
                 });

@@ -23,7 +23,7 @@ import static org.awaitility.Awaitility.await;
  */
 class CdcRelayBrokerOutageIntegrationTests {
 
-    private static final String PUBLISHED = "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL";
+    private static final String PUBLISHED = "SELECT count(*) FROM outbox_delivery WHERE published";
     private static final String DEAD_LETTERED =
             "SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL";
 

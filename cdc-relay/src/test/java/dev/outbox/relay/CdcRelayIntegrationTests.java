@@ -124,8 +124,7 @@ class CdcRelayIntegrationTests {
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> RelayFixtures.count(
                                 database,
-                                "SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL AND id = '"
-                                        + eventId + "'")
+                                "SELECT count(*) FROM outbox_delivery WHERE published AND id = '" + eventId + "'")
                         == 1);
     }
 
@@ -215,7 +214,7 @@ class CdcRelayIntegrationTests {
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> RelayFixtures.count(
                                 database,
-                                "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL")
+                                "SELECT count(*) FROM outbox_delivery WHERE NOT published AND dead_lettered_at IS NULL")
                         == 0);
     }
 
@@ -240,8 +239,8 @@ class CdcRelayIntegrationTests {
                                 == 1
                         && RelayFixtures.count(
                                         database,
-                                        "SELECT count(*) FROM outbox_messages WHERE id = '" + afterId
-                                                + "' AND published_at IS NOT NULL")
+                                        "SELECT count(*) FROM outbox_delivery WHERE id = '" + afterId
+                                                + "' AND published")
                                 == 1);
         try (var c = SharedInfra.postgres().connect(database);
                 var s = c.prepareStatement("SELECT last_error FROM outbox_messages WHERE id = ?")) {

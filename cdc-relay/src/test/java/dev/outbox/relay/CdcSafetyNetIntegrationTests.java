@@ -70,7 +70,6 @@ class CdcSafetyNetIntegrationTests {
 
     private static long pending(String database) {
         return RelayFixtures.count(
-                database,
-                "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL");
+                database, "SELECT count(*) FROM outbox_delivery WHERE NOT published AND dead_lettered_at IS NULL");
     }
 }

@@ -220,7 +220,7 @@ class PollingRelayIntegrationTests {
 
                 await().atMost(Duration.ofSeconds(60))
                         .until(() -> pending(jdbc) == 0
-                                && jdbc.sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL")
+                                && jdbc.sql("SELECT count(*) FROM outbox_delivery WHERE published")
                                                 .query(Long.class)
                                                 .single()
                                         == 1);
@@ -318,7 +318,7 @@ class PollingRelayIntegrationTests {
     }
 
     private static long pending(JdbcClient jdbc) {
-        return jdbc.sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL")
+        return jdbc.sql("SELECT count(*) FROM outbox_delivery WHERE NOT published AND dead_lettered_at IS NULL")
                 .query(Long.class)
                 .single();
     }

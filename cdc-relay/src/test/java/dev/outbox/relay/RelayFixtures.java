@@ -71,9 +71,7 @@ public final class RelayFixtures {
     }
 
     public static long pending(String database) {
-        return count(
-                database,
-                "SELECT count(*) FROM outbox_messages WHERE published_at IS NULL AND dead_lettered_at IS NULL");
+        return count(database, "SELECT count(*) FROM outbox_delivery WHERE NOT published AND dead_lettered_at IS NULL");
     }
 
     /** Reads a topic of the shared broker until every one of {@code ids} was seen (or the timeout passed). */

@@ -14,6 +14,7 @@ import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.FilterType;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -90,8 +91,18 @@ class RelayModeWiringTests {
     static class RelayComponents {
 
         @Bean
-        JdbcClient jdbcClient() {
-            return JdbcClient.create(new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/none"));
+        DriverManagerDataSource dataSource() {
+            return new DriverManagerDataSource("jdbc:postgresql://127.0.0.1:1/none");
+        }
+
+        @Bean
+        JdbcClient jdbcClient(DriverManagerDataSource dataSource) {
+            return JdbcClient.create(dataSource);
+        }
+
+        @Bean
+        DataSourceTransactionManager transactionManager(DriverManagerDataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
         }
 
         @Bean

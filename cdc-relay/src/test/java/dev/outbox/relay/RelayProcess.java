@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import dev.outbox.local.JavaProcess;
+import dev.outbox.local.LocalCredentials;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -110,7 +111,7 @@ public final class RelayProcess implements AutoCloseable {
         return HTTP.send(
                 HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                         .timeout(Duration.ofSeconds(5))
-                        .header("Authorization", "Bearer local-admin-token")
+                        .header("Authorization", "Bearer " + LocalCredentials.ADMIN_TOKEN)
                         .build(),
                 HttpResponse.BodyHandlers.ofString());
     }

@@ -83,6 +83,8 @@ public final class PostgresServer implements Postgres {
         settings.put("max_slot_wal_keep_size", "1GB");
         settings.put("wal_sender_timeout", "30s");
         settings.put("max_connections", "300");
+        // a prepared transaction's outbox rows are tested against the stream's horizon
+        settings.put("max_prepared_transactions", "10");
         settings.put("shared_buffers", "256MB");
         settings.put("synchronous_commit", "on");
         settings.put("password_encryption", "scram-sha-256");

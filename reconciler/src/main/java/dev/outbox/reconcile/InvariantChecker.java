@@ -98,20 +98,17 @@ public final class InvariantChecker {
                 rs -> net.put(rs.getObject(1, UUID.class), rs.getBigDecimal(2)));
         Set<UUID> expectedEffects = new HashSet<>();
         long[] outbox = new long[4];
-        query(
-                paymentsDb,
-                "SELECT id, published_at IS NOT NULL, dead_lettered_at IS NOT NULL FROM outbox_messages",
-                rs -> {
-                    outbox[0]++;
-                    boolean published = rs.getBoolean(2);
-                    boolean dead = rs.getBoolean(3);
-                    outbox[1] += published ? 1 : 0;
-                    outbox[3] += dead ? 1 : 0;
-                    outbox[2] += !published && !dead ? 1 : 0;
-                    if (!dead) {
-                        expectedEffects.add(rs.getObject(1, UUID.class));
-                    }
-                });
+        query(paymentsDb, "SELECT id, published, dead_lettered_at IS NOT NULL FROM outbox_delivery", rs -> {
+            outbox[0]++;
+            boolean published = rs.getBoolean(2);
+            boolean dead = rs.getBoolean(3);
+            outbox[1] += published ? 1 : 0;
+            outbox[3] += dead ? 1 : 0;
+            outbox[2] += !published && !dead ? 1 : 0;
+            if (!dead) {
+                expectedEffects.add(rs.getObject(1, UUID.class));
+            }
+        });
         Map<UUID, Integer> effects = new HashMap<>();
         Map<UUID, BigDecimal> ledger = new HashMap<>();
         long[] entries = new long[1];

@@ -98,7 +98,7 @@ class ExecutableJarsIntegrationTests {
             List<OutboxEvent> events = OutboxRows.insert(database, 1, 1);
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> JdbcClient.create(ds)
-                            .sql("SELECT published_at IS NOT NULL FROM outbox_messages WHERE id = :id")
+                            .sql("SELECT published FROM outbox_delivery WHERE id = :id")
                             .param("id", events.get(0).id())
                             .query(Boolean.class)
                             .single());

@@ -84,7 +84,7 @@ class LeaseExpiryIntegrationTests {
                                     + SharedInfra.kafka().bootstrapServers(),
                             "--relay.kafka.topic-pattern=" + pattern)) {
                 await().atMost(Duration.ofSeconds(30))
-                        .until(() -> jdbc.sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NOT NULL")
+                        .until(() -> jdbc.sql("SELECT count(*) FROM outbox_delivery WHERE published")
                                         .query(Long.class)
                                         .single()
                                 == 1);

@@ -109,21 +109,26 @@ class LeastPrivilegeIntegrationTests {
         // the very script compose runs on an empty data directory, and the local run on its first start
         SharedInfra.postgres().applyInitScript();
         String app = LocalCredentials.PAYMENTS_DB.user();
-        String relay = "relay";
+        String relay = LocalCredentials.RELAY_DB.user();
         String accounting = LocalCredentials.ACCOUNTING_DB.user();
         String payments = "payments";
         String suffix = "lp" + Long.toHexString(System.nanoTime());
         String url = SharedInfra.postgres().jdbcUrl(payments);
         OutboxRows.migrate(url, app, LocalCredentials.PAYMENTS_DB.password());
 
-        try (Connection r = DriverManager.getConnection(url, relay, "relay");
+        try (Connection r = DriverManager.getConnection(
+                        url, LocalCredentials.RELAY_DB.user(), LocalCredentials.RELAY_DB.password());
                 Statement s = r.createStatement()) {
             s.executeQuery("SELECT count(*) FROM outbox_messages").close();
-            s.executeUpdate("UPDATE outbox_messages SET published_at = now() WHERE false");
+            s.executeQuery("SELECT count(*) FROM outbox_delivery WHERE published")
+                    .close();
+            s.executeUpdate("UPDATE outbox_messages SET published_at = now(), stream_coverable = false WHERE false");
+            s.executeUpdate("UPDATE outbox_stream_horizon SET horizon = NULL WHERE false");
             // every other table of the schema, whatever later migrations add
             List<String> others = new ArrayList<>();
             try (var tables = s.executeQuery("SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-                    + " AND tablename NOT IN ('outbox_messages', 'outbox_watermark') ORDER BY tablename")) {
+                    + " AND tablename NOT IN ('outbox_messages', 'outbox_claim_floor', 'outbox_stream_horizon')"
+                    + " ORDER BY tablename")) {
                 while (tables.next()) {
                     others.add(tables.getString(1));
                 }
@@ -150,7 +155,7 @@ class LeastPrivilegeIntegrationTests {
                                 "--relay.db.port=" + SharedInfra.postgres().port(),
                                 "--relay.db.name=" + payments,
                                 "--relay.db.user=" + relay,
-                                "--relay.db.password=relay",
+                                "--relay.db.password=" + LocalCredentials.RELAY_DB.password(),
                                 "--relay.kafka.bootstrap-servers="
                                         + SharedInfra.kafka().bootstrapServers(),
                                 "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
@@ -172,8 +177,7 @@ class LeastPrivilegeIntegrationTests {
                     .id();
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 try (Statement s = owner.createStatement();
-                        var rs = s.executeQuery(
-                                "SELECT published_at IS NOT NULL FROM outbox_messages WHERE id = '" + id + "'")) {
+                        var rs = s.executeQuery("SELECT published FROM outbox_delivery WHERE id = '" + id + "'")) {
                     rs.next();
                     return rs.getBoolean(1);
                 }
@@ -182,9 +186,10 @@ class LeastPrivilegeIntegrationTests {
                     .hasSize(1);
         }
 
-        // the polling relay's and the safety net's statements, as the relay: claims read from the watermark, a retry
-        // and a requeue make the row ready again, the count raises the watermark
-        Outbox asRelay = new Outbox(JdbcClient.create(new DriverManagerDataSource(url, relay, "relay")));
+        // the polling relay's and the safety net's statements, as the relay: claims read from the claim floor, a retry
+        // and a requeue make the row ready again, the count raises the floor
+        Outbox asRelay = new Outbox(
+                JdbcClient.create(new DriverManagerDataSource(url, relay, LocalCredentials.RELAY_DB.password())));
         UUID worker = UUID.randomUUID();
         UUID row = OutboxRows.insert(
                         new DriverManagerDataSource(url, app, LocalCredentials.PAYMENTS_DB.password()), 1, 1)

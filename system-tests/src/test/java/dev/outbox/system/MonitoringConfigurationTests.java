@@ -140,10 +140,10 @@ class MonitoringConfigurationTests {
                         "2m"),
                 Scenario.of("RelayFellBackToPolling", "outbox_relay_fallback" + relay, "0 0 1x10", "0x10", "5m"),
                 new Scenario(
-                        "OutboxWatermarkHeldBack",
-                        Map.of("outbox_watermark_rows" + relay, "10000+20000x30", "outbox_pending" + relay, "100x30"),
+                        "OutboxClaimFloorHeldBack",
+                        Map.of("outbox_claim_floor_rows" + relay, "10000+20000x30", "outbox_pending" + relay, "100x30"),
                         Map.of(
-                                "outbox_watermark_rows" + relay,
+                                "outbox_claim_floor_rows" + relay,
                                 "100000+20000x30",
                                 "outbox_pending" + relay,
                                 "10000+20000x30"),

@@ -166,7 +166,8 @@ class PipelineIntegrationTests {
             assertThat(ledgerDb.sql("""
                     SELECT count(*) FROM (SELECT event_id FROM ledger_entries GROUP BY event_id HAVING count(*) > 1) d""").query(Long.class).single()).isZero();
             assertThat(paymentsDb
-                            .sql("SELECT count(*) FROM outbox_messages WHERE published_at IS NULL")
+                            .sql(
+                                    "SELECT count(*) FROM outbox_delivery WHERE NOT published AND dead_lettered_at IS NULL")
                             .query(Long.class)
                             .single())
                     .isZero();

@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * {@code relay.mode=cdc} (the default): the embedded Debezium engine tails the WAL; no polling. In
@@ -26,11 +27,21 @@ class CdcConfiguration {
             PublishProperties kafka,
             KafkaPublisher publisher,
             Outbox outbox,
+            JdbcClient jdbc,
+            PlatformTransactionManager transactions,
             SafetyNetProperties safetyNet,
             MeterRegistry meters,
             RelayProperties relay) {
         return new CdcRelay(
-                cdc, db, kafka, publisher, outbox, safetyNet.grace(), meters, relay.mode() == RelayProperties.Mode.cdc);
+                cdc,
+                db,
+                kafka,
+                publisher,
+                outbox,
+                new StreamHorizons(jdbc, outbox, transactions),
+                safetyNet.grace(),
+                meters,
+                relay.mode() == RelayProperties.Mode.cdc);
     }
 
     @Bean

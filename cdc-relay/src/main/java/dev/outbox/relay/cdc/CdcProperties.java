@@ -16,7 +16,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param heartbeatInterval how often the engine confirms progress so an idle slot does not retain WAL
  * @param standbyPoll       how often a standby instance tries to take over the slot
  * @param restartBackoff    pause before restarting a failed engine
- * @param maxInFlight       batches sent to Kafka and not yet acknowledged and marked, at most (the pipeline's depth)
+ * @param maxInFlight       batches sent to Kafka and not yet all acknowledged, at most (the pipeline's depth)
+ * @param horizonInterval   how often the leader emits its slot's horizon message: how soon what the stream delivered
+ *                          counts as published
  * @param debezium          Debezium engine settings passed as they are, over the relay's own
  *                          ({@code --relay.cdc.debezium.<key>=<value>})
  */
@@ -29,4 +31,5 @@ public record CdcProperties(
         @DefaultValue("2s") Duration standbyPoll,
         @DefaultValue("5s") Duration restartBackoff,
         @DefaultValue("4") int maxInFlight,
+        @DefaultValue("1s") Duration horizonInterval,
         @DefaultValue Map<String, String> debezium) {}

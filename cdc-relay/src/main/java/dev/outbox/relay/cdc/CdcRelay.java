@@ -3,6 +3,8 @@ package dev.outbox.relay.cdc;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -16,6 +18,7 @@ import dev.outbox.security.ErrorText;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.ChangeEvent;
 import io.debezium.engine.DebeziumEngine;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -43,10 +46,12 @@ public final class CdcRelay implements SmartLifecycle {
     private final PublishProperties kafka;
     private final KafkaPublisher publisher;
     private final Outbox outbox;
+    private final StreamHorizons horizons;
     private final MeterRegistry meters;
     private final RelayLeadership leadership;
     private final AtomicReference<Role> role = new AtomicReference<>(Role.STOPPED);
     private final AtomicReference<String> lastError = new AtomicReference<>();
+    private final Counter rowsLeftToSafetyNet;
 
     private volatile boolean running;
     /** When this instance took the slot's leadership, and when its engine began streaming; null when not. */
@@ -57,6 +62,7 @@ public final class CdcRelay implements SmartLifecycle {
     private ExecutorService engineThread;
     private DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine;
     private OutboxChangeConsumer consumer;
+    private HorizonEmitter emitter;
     private Future<?> engineRun;
     private volatile RelayLeadership.Lease lease;
     private final boolean autoStartup;
@@ -68,6 +74,7 @@ public final class CdcRelay implements SmartLifecycle {
             PublishProperties kafka,
             KafkaPublisher publisher,
             Outbox outbox,
+            StreamHorizons horizons,
             Duration safetyNetGrace,
             MeterRegistry meters,
             boolean autoStartup) {
@@ -78,7 +85,11 @@ public final class CdcRelay implements SmartLifecycle {
         this.kafka = kafka;
         this.publisher = publisher;
         this.outbox = outbox;
+        this.horizons = horizons;
         this.meters = meters;
+        this.rowsLeftToSafetyNet = Counter.builder("outbox_cdc_rows_left_to_safety_net")
+                .description("rows a new slot may have missed, left to the safety net when its horizon began")
+                .register(meters);
         this.leadership = new RelayLeadership(db, cdc.slotName());
     }
 
@@ -210,13 +221,35 @@ public final class CdcRelay implements SmartLifecycle {
     }
 
     private void startEngine() {
+        closeEmitter();
+        Set<UUID> sentBefore = Set.of();
         if (consumer != null) {
-            // a stream that failed: what its producer still delivers gets marked before the new stream looks it up
+            // a stream that failed: what its producer still delivers is remembered, and the new stream skips it
             consumer.drain(kafka.deliveryTimeout());
+            sentBefore = consumer.acknowledgedSinceHorizon();
         }
         closeConsumer();
+        // the slot exists, and its stored horizon is of it (or begins again) before anything streams
+        StreamHorizons.Prepared prepared = horizons.prepare(cdc.slotName());
+        if (prepared.slotCreated()) {
+            log.info("created slot {}", cdc.slotName());
+        }
+        if (prepared.begun()) {
+            rowsLeftToSafetyNet.increment(prepared.leftToSafetyNet());
+            log.info(
+                    "the horizon of slot {} begins; {} rows it may have missed are left to the safety net",
+                    cdc.slotName(),
+                    prepared.leftToSafetyNet());
+        }
         consumer = new OutboxChangeConsumer(
-                publisher, outbox, safetyNetGrace.dividedBy(2), Math.max(1, cdc.maxInFlight()), meters);
+                publisher,
+                outbox,
+                horizons,
+                cdc.slotName(),
+                safetyNetGrace.dividedBy(2),
+                Math.max(1, cdc.maxInFlight()),
+                sentBefore,
+                meters);
         engine = DebeziumEngine.create(Connect.class)
                 // the engine takes one host: the primary this instance holds the lock on, found before every start
                 .using(DebeziumSettings.of(cdc, db.on(lease.server()), kafka))
@@ -242,14 +275,16 @@ public final class CdcRelay implements SmartLifecycle {
                 .notifying(consumer)
                 .build();
         engineRun = engineThread.submit(engine);
+        emitter = new HorizonEmitter(db.on(lease.server()), cdc.slotName(), cdc.horizonInterval());
     }
 
     private void stopEngine() {
         DebeziumEngine<?> e = engine;
         engine = null;
+        closeEmitter();
         OutboxChangeConsumer c = consumer;
         if (c != null) {
-            // what was sent gets acknowledged and marked, and its offsets reach the engine before it stops
+            // what was sent gets acknowledged, and a stored horizon's offset reaches the engine before it stops
             c.drain(kafka.deliveryTimeout());
         }
         if (e != null) {
@@ -272,6 +307,13 @@ public final class CdcRelay implements SmartLifecycle {
         }
         streamingSince = null;
         closeConsumer();
+    }
+
+    private void closeEmitter() {
+        if (emitter != null) {
+            emitter.close();
+            emitter = null;
+        }
     }
 
     private void closeConsumer() {

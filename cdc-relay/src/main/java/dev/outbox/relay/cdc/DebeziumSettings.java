@@ -1,6 +1,7 @@
 package dev.outbox.relay.cdc;
 
 import java.util.Properties;
+import java.util.regex.Pattern;
 
 import dev.outbox.contract.OutboxColumns;
 import dev.outbox.contract.Topics;
@@ -15,6 +16,10 @@ final class DebeziumSettings {
 
     static final String HEARTBEAT_TOPIC_PREFIX = "__debezium-heartbeat";
     static final String TOPIC_PREFIX = "outbox-relay";
+    /** Where the connector puts logical decoding messages: the slot's horizon messages (see StreamHorizons). */
+    static final String MESSAGE_TOPIC = TOPIC_PREFIX + ".message";
+    /** The outbox table's change events, the only records the Outbox Event Router applies to. */
+    static final String OUTBOX_TOPIC = TOPIC_PREFIX + ".public.outbox_messages";
 
     private DebeziumSettings() {}
 
@@ -34,7 +39,7 @@ final class DebeziumSettings {
         p.setProperty("slot.drop.on.stop", "false");
         // PostgreSQL 17+: a slot the primary synchronizes to standbys running sync_replication_slots, so that a
         // promoted
-        // standby has it (set at creation only; an older slot is altered by hand, see the README's failover runbook)
+        // standby has it (the relay creates the slot itself, so that its horizon begins with it: StreamHorizons)
         p.setProperty("slot.failover", "true");
         // After a failover the synced slot is at or behind the offset: slot sync copies the primary's slot
         // periodically, and the primary's slot only moves after the offset was stored. Streaming then starts from
@@ -51,6 +56,8 @@ final class DebeziumSettings {
         p.setProperty("publication.autocreate.mode", "disabled");
         p.setProperty("table.include.list", "public.outbox_messages");
         p.setProperty("snapshot.mode", "no_data");
+        // pgoutput (PostgreSQL 14+) delivers logical decoding messages: the slot's own horizon messages, no one else's
+        p.setProperty("message.prefix.include.list", Pattern.quote(StreamHorizons.prefix(cdc.slotName())));
         // no __debezium.context.* headers (connector name, task, run id) on every event: the message format has its
         // own six headers, and the relay would only build these on the streaming thread to drop them
         p.setProperty("extended.headers.enabled", "false");
@@ -77,6 +84,11 @@ final class DebeziumSettings {
 
         p.setProperty("transforms", "outbox");
         p.setProperty("transforms.outbox.type", "io.debezium.transforms.outbox.EventRouter");
+        // the router routes the outbox's change events; heartbeats and horizon messages pass as they are
+        p.setProperty("transforms.outbox.predicate", "outboxTable");
+        p.setProperty("predicates", "outboxTable");
+        p.setProperty("predicates.outboxTable.type", "org.apache.kafka.connect.transforms.predicates.TopicNameMatches");
+        p.setProperty("predicates.outboxTable.pattern", Pattern.quote(OUTBOX_TOPIC));
         // the message contract's mapping of outbox columns to key, value and headers, the polling relay's too
         p.setProperty("transforms.outbox.table.field.event.id", OutboxColumns.ID);
         p.setProperty("transforms.outbox.table.field.event.key", OutboxColumns.AGGREGATE_ID);

@@ -19,9 +19,11 @@ import org.springframework.stereotype.Component;
 
 /**
  * outbox_messages as the relay sees it, and its one owner in the relay: every change of a row's delivery state
- * (claimed under a lease, published, retried, dead-lettered, requeued, deleted) is a statement of this class, so
- * pending and published mean the same whichever mode ran. Each method is one short auto-commit statement: a claim
- * commits at once, publishing happens outside any transaction. payments-api owns the table's schema and inserts.
+ * (claimed under a lease, marked by its lease owner, retried, dead-lettered, requeued, deleted) is a statement of this
+ * class. What published means is the payments migrations' {@code outbox_delivery} view (a lease owner's mark, or the
+ * stream's horizon: {@link StreamHorizons}), so pending and published mean the same whichever mode ran. Each method is
+ * one short auto-commit statement: a claim commits at once, publishing happens outside any transaction. payments-api
+ * owns the table's schema and inserts.
  */
 @Component
 public final class Outbox {
@@ -29,25 +31,25 @@ public final class Outbox {
     /** Per-aggregate order: only the earliest unpublished version of an aggregate is claimable. */
     private static final String EARLIEST_OF_ITS_AGGREGATE = """
             AND NOT EXISTS (
-                  SELECT 1 FROM outbox_messages earlier
+                  SELECT 1 FROM outbox_delivery earlier
                    WHERE earlier.aggregate_type = candidate.aggregate_type
                      AND earlier.aggregate_id = candidate.aggregate_id
                      AND earlier.aggregate_version < candidate.aggregate_version
-                     AND earlier.published_at IS NULL
+                     AND NOT earlier.published
                      AND earlier.dead_lettered_at IS NULL)
             """;
 
     /**
      * The lease protocol: ready rows (unpublished, not dead-lettered, due, unleased or with an expired lease, older
      * than {@code minAge}) are locked with SKIP LOCKED, so concurrent claims are disjoint, and leased to the worker
-     * with attempts + 1 in the same statement. Only rows from the watermark on are read: none before it is ready.
+     * with attempts + 1 in the same statement. Only rows from the claim floor on are read: none before it is pending.
      */
     private static final String CLAIM = """
             WITH candidates AS (
                 SELECT candidate.id, candidate.lock_id AS previous_lock
-                  FROM outbox_messages candidate
-                 WHERE candidate.ready_xid >= :watermark
-                   AND candidate.published_at IS NULL
+                  FROM outbox_delivery candidate
+                 WHERE candidate.ready_xid >= :floor
+                   AND NOT candidate.published
                    AND candidate.dead_lettered_at IS NULL
                    AND candidate.next_attempt_at <= now()
                    AND (candidate.locked_until IS NULL OR candidate.locked_until < now())
@@ -69,34 +71,48 @@ public final class Outbox {
             """;
 
     /**
-     * Marks what Kafka acknowledged. With an owner, only rows that worker still leases (a lost lease is refused,
-     * never overwritten); without one (cdc), any unpublished row. Rows already marked are left alone. The ids
-     * travel as one array: one statement text whatever the batch size. The stream's marks change no indexed column
-     * (HOT updates, V4); a lease owner's marks clear ready_xid, which takes the row out of ix_outbox_pending, so the
-     * next claims do not read what the polling relay or the safety net just published.
+     * A lease owner marks what Kafka acknowledged: only rows that worker still leases (a lost lease is refused, never
+     * overwritten). The ids travel as one array: one statement text whatever the batch size. The CDC stream marks
+     * nothing: its horizon covers what it delivered.
      */
     private static final String MARK_PUBLISHED = """
             UPDATE outbox_messages
-               SET published_at = now(), lock_id = NULL, locked_until = NULL,
-                   ready_xid = CASE WHEN CAST(:owner AS uuid) IS NULL THEN ready_xid END
-             WHERE id = ANY(CAST(:ids AS uuid[])) AND published_at IS NULL
-               AND (CAST(:owner AS uuid) IS NULL OR lock_id = CAST(:owner AS uuid))
+               SET published_at = now(), lock_id = NULL, locked_until = NULL
+             WHERE id = ANY(CAST(:ids AS uuid[])) AND published_at IS NULL AND lock_id = :owner
             """;
 
     /**
      * Releases the lease with the next attempt time, or dead-letters the row once it used its attempts. The row is
-     * made ready again by this transaction, so the watermark may pass the rows published around it meanwhile.
+     * made ready again by this transaction, so the claim floor may pass the rows published around it meanwhile, and no
+     * stream will ever see this update: a lease owner publishes it.
      */
     private static final String SCHEDULE_RETRY = """
             UPDATE outbox_messages
                SET next_attempt_at = now() + make_interval(secs => :delaySeconds),
                    ready_xid = pg_current_xact_id()::text::bigint,
+                   stream_coverable = false,
                    last_error = :error,
                    lock_id = NULL,
                    locked_until = NULL,
                    dead_lettered_at = CASE WHEN attempts >= :maxAttempts THEN now() END
              WHERE id = :id AND lock_id = :owner
             RETURNING dead_lettered_at IS NOT NULL AS dead_lettered
+            """;
+
+    /**
+     * The rows no stream has covered yet that a new slot may have missed: pending, stream-coverable, visible in this
+     * statement's snapshot (committed already). They are left to the safety net: not coverable any more, and ready in
+     * this transaction (the outbox_ready_again trigger), from which the claim floor cannot have moved on.
+     */
+    private static final String LEAVE_TO_SAFETY_NET = """
+            UPDATE outbox_messages m
+               SET stream_coverable = false
+              FROM outbox_delivery d
+             WHERE d.id = m.id
+               AND d.ready_xid >= :floor
+               AND d.dead_lettered_at IS NULL
+               AND NOT d.published
+               AND d.stream_coverable
             """;
 
     private static final String DEAD_LETTER = """
@@ -116,7 +132,8 @@ public final class Outbox {
 
     /**
      * Same id, scheduled now, attempts from zero: the polling relay or the safety net publishes it again. The
-     * outbox_ready_again trigger (V4) makes it ready in this transaction, which the watermark cannot have passed.
+     * outbox_ready_again trigger (V5) makes it ready in this transaction, which the claim floor cannot have passed, and
+     * out of the stream's reach (no slot streams an update).
      */
     private static final String REQUEUE = """
             UPDATE outbox_messages
@@ -129,73 +146,78 @@ public final class Outbox {
                AND (CAST(:before AS timestamptz) IS NULL OR dead_lettered_at < CAST(:before AS timestamptz))
             """;
 
-    /** Oldest published rows first, a bounded batch per statement; pending and dead-lettered rows never. */
+    /**
+     * Old published rows, a bounded batch per statement, in the order they became ready (ix_outbox_ready: the oldest
+     * first); pending and dead-lettered rows never.
+     */
     private static final String DELETE_PUBLISHED = """
             DELETE FROM outbox_messages
-             WHERE id IN (SELECT id FROM outbox_messages
-                           WHERE published_at < now() - make_interval(secs => :ageSeconds)
-                           ORDER BY published_at
+             WHERE id IN (SELECT id FROM outbox_delivery
+                           WHERE ready_xid IS NOT NULL AND dead_lettered_at IS NULL AND published
+                             AND occurred_at < now() - make_interval(secs => :ageSeconds)
+                           ORDER BY ready_xid
                            LIMIT :batchSize)
             """;
 
     private static final String ALREADY_HANDLED = """
-            SELECT id FROM outbox_messages
-             WHERE id = ANY(CAST(:ids AS uuid[])) AND (published_at IS NOT NULL OR dead_lettered_at IS NOT NULL)
+            SELECT id FROM outbox_delivery
+             WHERE id = ANY(CAST(:ids AS uuid[])) AND (published OR dead_lettered_at IS NOT NULL)
             """;
 
     private static final String BACKLOG = """
-            SELECT count(*) FILTER (WHERE published_at IS NULL) AS pending,
-                   COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at) FILTER (WHERE published_at IS NULL)), 0)
+            SELECT count(*) FILTER (WHERE NOT published) AS pending,
+                   COALESCE(EXTRACT(EPOCH FROM now() - min(occurred_at) FILTER (WHERE NOT published)), 0)
                        ::bigint AS oldest_seconds,
                    (SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL) AS dead_lettered,
-                   count(*) AS past_watermark
-              FROM outbox_messages
-             WHERE ready_xid >= :watermark AND dead_lettered_at IS NULL
+                   count(*) AS past_floor
+              FROM outbox_delivery
+             WHERE ready_xid >= :floor AND dead_lettered_at IS NULL
             """;
 
     /**
-     * The stored watermark. One beyond every transaction this cluster has begun was copied from another cluster (a
+     * The stored claim floor. One beyond every transaction this cluster has begun was copied from another cluster (a
      * logical copy or a restore carries the table, not the transaction counter): the relay starts again from 0.
      */
-    private static final String WATERMARK = """
+    private static final String FLOOR = """
             SELECT CASE WHEN ready_xid > pg_snapshot_xmax(pg_current_snapshot())::text::bigint THEN 0
                         ELSE ready_xid END
-              FROM outbox_watermark
+              FROM outbox_claim_floor
             """;
 
     /**
-     * Raises the watermark from {@code :base} (a value it had, bound so that the planner sees it), never lowers it
+     * Raises the claim floor from {@code :base} (a value it had, bound so that the planner sees it), never lowers it
      * but to leave another cluster's value, to the least of: the oldest transaction still running (it may yet commit
-     * a ready row), the oldest ready row from the base on, and one past the newest row (so an idle outbox does not
-     * write it again and again). A value computed in any snapshot stays a lower bound of every row ready from then
-     * on: a row ready then is counted, and any row made ready later is made so by a transaction at or beyond that
-     * snapshot's xmin. So concurrent advances need no lock of their own. The row is written, and the statement
-     * commits durably, only when the watermark moves.
+     * a ready row), the oldest pending row from the base on, and one past the newest row (so an idle outbox does not
+     * write it again and again). A value computed in any snapshot stays a lower bound of every row pending from then
+     * on: a row pending then is counted, a row published stays published (a lease owner's mark is never undone but by
+     * an update that makes the row ready again, and horizons only move forward), and any row made ready later is made
+     * so by a transaction at or beyond that snapshot's xmin. So concurrent advances need no lock of their own. The
+     * row is written, and the statement commits durably, only when the floor moves.
      */
-    private static final String ADVANCE_WATERMARK = """
+    private static final String ADVANCE_FLOOR = """
             WITH computed AS (
                 SELECT LEAST(pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
-                             (SELECT min(message.ready_xid) FROM outbox_messages message
+                             (SELECT min(message.ready_xid) FROM outbox_delivery message
                                WHERE message.ready_xid >= :base
-                                 AND message.published_at IS NULL AND message.dead_lettered_at IS NULL),
+                                 AND NOT message.published AND message.dead_lettered_at IS NULL),
                              COALESCE((SELECT max(message.ready_xid) + 1 FROM outbox_messages message
                                         WHERE message.dead_lettered_at IS NULL), :base)) AS raised
             ), updated AS (
-                UPDATE outbox_watermark
+                UPDATE outbox_claim_floor
                    SET ready_xid = computed.raised
                   FROM computed
-                 WHERE computed.raised > outbox_watermark.ready_xid
-                    OR outbox_watermark.ready_xid > pg_snapshot_xmax(pg_current_snapshot())::text::bigint
-                RETURNING outbox_watermark.ready_xid
+                 WHERE computed.raised > outbox_claim_floor.ready_xid
+                    OR outbox_claim_floor.ready_xid > pg_snapshot_xmax(pg_current_snapshot())::text::bigint
+                RETURNING outbox_claim_floor.ready_xid
             )
             SELECT COALESCE((SELECT ready_xid FROM updated), :base)
             """;
 
     /**
      * What waits: rows neither published nor dead-lettered, the age of the oldest, the dead letters, and how many
-     * rows a claim reads from the watermark on (published ones included: what holds the watermark back shows here).
+     * rows a claim reads from the claim floor on (published ones included: what holds the floor back shows here).
      */
-    public record Backlog(long pending, long oldestSeconds, long deadLettered, long pastWatermark) {}
+    public record Backlog(long pending, long oldestSeconds, long deadLettered, long pastFloor) {}
 
     private final JdbcClient jdbc;
     private final String claimInAnyOrder = CLAIM.formatted("");
@@ -213,10 +235,10 @@ public final class Outbox {
      */
     public List<OutboxRow> claim(
             UUID workerId, int batchSize, Duration lease, Duration minAge, boolean perAggregateOrder) {
-        long watermark = watermark();
+        long floor = floor();
         List<OutboxRow> claimed =
                 new ArrayList<>(jdbc.sql(perAggregateOrder ? claimEarliestPerAggregate : claimInAnyOrder)
-                        .param("watermark", watermark)
+                        .param("floor", floor)
                         .param("minAgeSeconds", minAge.toMillis() / 1000.0)
                         .param("batchSize", batchSize)
                         .param("workerId", workerId)
@@ -228,7 +250,7 @@ public final class Outbox {
     }
 
     /**
-     * @param owner the worker that must still hold the rows' lease, or {@code null} (cdc) for any unpublished row
+     * @param owner the worker that must still hold the rows' lease
      * @return how many rows this marked
      */
     public int markPublished(Collection<UUID> ids, UUID owner) {
@@ -258,6 +280,17 @@ public final class Outbox {
                 .param("ids", ids.toArray(UUID[]::new))
                 .query(UUID.class)
                 .list());
+    }
+
+    /**
+     * Leaves to the safety net what a new slot may have missed (see {@code StreamHorizons}). Must run in the REPEATABLE
+     * READ transaction that begins the slot's horizon, so that the horizon starts from the snapshot these rows were
+     * chosen in.
+     *
+     * @return how many rows the safety net will publish
+     */
+    public int leaveToSafetyNet() {
+        return jdbc.sql(LEAVE_TO_SAFETY_NET).param("floor", floor()).update();
     }
 
     /** Parks a row the broker will never accept. The reason is sanitized; the payload never goes into it. */
@@ -305,36 +338,29 @@ public final class Outbox {
                 .update();
     }
 
-    /** Raises the watermark first: every relay runs this every {@code relay.monitor-interval}. */
+    /** Raises the claim floor first: every relay runs this every {@code relay.monitor-interval}. */
     public Backlog backlog() {
         return jdbc.sql(BACKLOG)
-                .param("watermark", advanceWatermark())
+                .param("floor", advanceFloor())
                 .query((rs, n) -> new Backlog(
                         rs.getLong("pending"),
                         rs.getLong("oldest_seconds"),
                         rs.getLong("dead_lettered"),
-                        rs.getLong("past_watermark")))
+                        rs.getLong("past_floor")))
                 .single();
     }
 
     /**
-     * The watermark as stored: claims read from it and leave raising it to {@link #backlog()}, which every relay
-     * runs every {@code relay.monitor-interval}. A watermark a few seconds old only costs a claim the rows published
-     * since, and a lease owner's marks take those out of the index (V4).
+     * The claim floor as stored: claims read from it and leave raising it to {@link #backlog()}, which every relay
+     * runs every {@code relay.monitor-interval}. A floor a few seconds old only costs a claim the rows published since.
      */
-    private long watermark() {
-        return jdbc.sql(WATERMARK).query(Long.class).single();
+    private long floor() {
+        return jdbc.sql(FLOOR).query(Long.class).single();
     }
 
-    /**
-     * @return the raised watermark: every row that is ready now or becomes ready later has a ready_xid at or beyond
-     *     it (see the V4 migration)
-     */
-    private long advanceWatermark() {
-        return jdbc.sql(ADVANCE_WATERMARK)
-                .param("base", watermark())
-                .query(Long.class)
-                .single();
+    /** @return the raised claim floor: every row pending now or later has a ready_xid at or beyond it (V4, V5) */
+    private long advanceFloor() {
+        return jdbc.sql(ADVANCE_FLOOR).param("base", floor()).query(Long.class).single();
     }
 
     private static Timestamp timestamp(java.time.Instant instant) {

@@ -32,8 +32,8 @@ final class PendingMonitor implements SchedulingConfigurer {
         Gauge.builder("outbox_dead_lettered", backlog, b -> b.get().deadLettered())
                 .description("outbox rows dead-lettered, waiting for an operator")
                 .register(meters);
-        Gauge.builder("outbox_watermark_rows", backlog, b -> b.get().pastWatermark())
-                .description("outbox rows from the watermark on, published ones included: what a claim reads")
+        Gauge.builder("outbox_claim_floor_rows", backlog, b -> b.get().pastFloor())
+                .description("outbox rows from the claim floor on, published ones included: what a claim reads")
                 .register(meters);
     }
 

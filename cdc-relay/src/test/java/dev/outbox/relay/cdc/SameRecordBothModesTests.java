@@ -157,6 +157,7 @@ class SameRecordBothModesTests {
                         java.time.Duration.ofSeconds(2),
                         java.time.Duration.ofSeconds(5),
                         4,
+                        java.time.Duration.ofSeconds(1),
                         Map.of()),
                 new DatabaseProperties(
                         "127.0.0.1",

@@ -14,6 +14,10 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/**
+ * Retention deletes published rows that occurred longer ago than its age, oldest first in batches; rows the stream's
+ * horizon published are deleted the same way (StreamHorizonIntegrationTests).
+ */
 class OutboxRetentionIntegrationTests {
 
     @Test
@@ -24,9 +28,10 @@ class OutboxRetentionIntegrationTests {
         List<OutboxEvent> recent = OutboxRows.insert(database, 10, 1);
         List<OutboxEvent> pending = OutboxRows.insert(database, 10, 1);
         List<OutboxEvent> dead = OutboxRows.insert(database, 10, 1);
-        age(jdbc, old, "published_at = now() - interval '8 days'");
-        age(jdbc, recent, "published_at = now() - interval '1 day'");
-        age(jdbc, dead, "dead_lettered_at = now() - interval '30 days'");
+        age(jdbc, old, "occurred_at = now() - interval '8 days', published_at = now() - interval '8 days'");
+        age(jdbc, recent, "occurred_at = now() - interval '1 day', published_at = now() - interval '1 day'");
+        age(jdbc, pending, "occurred_at = now() - interval '8 days'");
+        age(jdbc, dead, "occurred_at = now() - interval '30 days', dead_lettered_at = now() - interval '30 days'");
 
         int deleted = new OutboxRetention(
                         new Outbox(jdbc),

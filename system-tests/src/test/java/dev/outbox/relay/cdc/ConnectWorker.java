@@ -130,6 +130,7 @@ public final class ConnectWorker {
                         Duration.ofSeconds(2),
                         Duration.ofSeconds(5),
                         4,
+                        Duration.ofSeconds(1),
                         Map.of()),
                 new DatabaseProperties(host, port, "", database, user, password),
                 new PublishProperties(bootstrapServers, topicPattern, Duration.ofSeconds(15), Map.of()));

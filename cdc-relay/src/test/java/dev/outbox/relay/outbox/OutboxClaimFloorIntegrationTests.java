@@ -21,10 +21,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The watermark that replaced published_at in the ready index (V4 migration), on a real PostgreSQL: it never passes
- * a row that is or may become ready, and the marks it allows are HOT updates.
+ * The claim floor (V4, V5), on a real PostgreSQL: claims and counts read from it on, and it never passes a row that is
+ * or may become pending. Rows here are published by a lease owner's marks; the stream's horizon has its own tests
+ * (StreamHorizonIntegrationTests).
  */
-class OutboxWatermarkIntegrationTests {
+class OutboxClaimFloorIntegrationTests {
 
     private static final UUID WORKER = UUID.randomUUID();
     private static final Duration LEASE = Duration.ofSeconds(30);
@@ -48,7 +49,7 @@ class OutboxWatermarkIntegrationTests {
                         }));
         assertThat(written.await(30, TimeUnit.SECONDS)).isTrue();
 
-        // rows of later transactions commit, are claimed and published, and the watermark is raised past them
+        // rows of later transactions commit, are claimed and published, and the floor is raised past them
         List<OutboxEvent> meanwhile = OutboxRows.insert(database, 5, 1);
         List<OutboxRow> first = claim();
         assertThat(first).extracting(OutboxRow::id).containsExactlyInAnyOrderElementsOf(ids(meanwhile));
@@ -64,13 +65,13 @@ class OutboxWatermarkIntegrationTests {
     }
 
     @Test
-    void aRequeuedDeadLetterIsClaimedAgainAfterTheWatermarkPassedIt() {
+    void aRequeuedDeadLetterIsClaimedAgainAfterTheFloorPassedIt() {
         List<OutboxEvent> dead = OutboxRows.insert(database, 1, 1);
         assertThat(claim()).hasSize(1);
         outbox.deadLetter(dead.get(0).id(), new IllegalStateException("rejected"));
         publishAll(OutboxRows.insert(database, 3, 1));
         assertThat(outbox.backlog().pending()).isZero();
-        assertThat(watermark()).isGreaterThan(readyXid(dead.get(0).id()));
+        assertThat(floor()).isGreaterThan(readyXid(dead.get(0).id()));
 
         assertThat(outbox.requeue(DeadLetter.Selection.one(dead.get(0).id()))).isEqualTo(1);
 
@@ -78,31 +79,31 @@ class OutboxWatermarkIntegrationTests {
     }
 
     @Test
-    void aRowWaitingForItsRetryHoldsTheWatermarkOnlyFromItsRetryOn() {
+    void aRowWaitingForItsRetryHoldsTheFloorOnlyFromItsRetryOn() {
         List<OutboxEvent> failing = OutboxRows.insert(database, 1, 1);
         UUID id = failing.get(0).id();
         long inserted = readyXid(id);
         assertThat(claim()).hasSize(1);
         publishAll(OutboxRows.insert(database, 3, 1));
         assertThat(outbox.backlog().pending()).isEqualTo(1);
-        assertThat(watermark()).isEqualTo(inserted);
+        assertThat(floor()).isEqualTo(inserted);
 
         assertThat(outbox.scheduleRetry(id, WORKER, Duration.ZERO, "broker unavailable", 12))
                 .contains(false);
         OutboxRows.insert(database, 3, 1);
 
         assertThat(outbox.backlog().pending()).isEqualTo(4);
-        assertThat(watermark()).isGreaterThan(inserted).isEqualTo(readyXid(id));
+        assertThat(floor()).isGreaterThan(inserted).isEqualTo(readyXid(id));
         assertThat(claim()).extracting(OutboxRow::id).contains(id).hasSize(4);
     }
 
-    /** Test arrangement as an operator would type it: not a statement of the relay. */
+    /** Test arrangement as an operator would type it (docs/operations.md): not a statement of the relay. */
     @Test
     void aRowAnOperatorMarksUnpublishedAgainIsClaimedAgain() {
         List<OutboxEvent> events = OutboxRows.insert(database, 3, 1);
         publishAll(events);
         assertThat(outbox.backlog().pending()).isZero();
-        assertThat(watermark()).isGreaterThan(readyXid(events.get(1).id()));
+        assertThat(floor()).isGreaterThan(readyXid(events.get(1).id()));
 
         jdbc.sql("UPDATE outbox_messages SET published_at = NULL WHERE id = :id")
                 .param("id", events.get(1).id())
@@ -111,19 +112,19 @@ class OutboxWatermarkIntegrationTests {
         assertTheOnlyReadyRowIsClaimed(events.get(1).id());
     }
 
-    /** A logical copy or a restore carries outbox_watermark to a cluster whose transaction counter is behind it. */
+    /** A logical copy or a restore carries outbox_claim_floor to a cluster whose transaction counter is behind it. */
     @Test
-    void aWatermarkFromAnotherClusterStartsOver() {
-        jdbc.sql("UPDATE outbox_watermark SET ready_xid = 9000000000000").update();
+    void aFloorFromAnotherClusterStartsOver() {
+        jdbc.sql("UPDATE outbox_claim_floor SET ready_xid = 9000000000000").update();
         List<OutboxEvent> events = OutboxRows.insert(database, 3, 1);
 
         assertThat(outbox.backlog().pending()).isEqualTo(3);
-        assertThat(watermark()).isLessThanOrEqualTo(readyXid(events.get(0).id()));
+        assertThat(floor()).isLessThanOrEqualTo(readyXid(events.get(0).id()));
         assertThat(claim()).extracting(OutboxRow::id).containsExactlyInAnyOrderElementsOf(ids(events));
     }
 
     @Test
-    void rowsWrittenBeforeTheWatermarkExistedArePublishedAndTheRestAreNotRead() {
+    void rowsWrittenBeforeTheFloorExistedArePublishedAndTheRestAreNotRead() {
         String old = SharedInfra.freshDatabase("payments");
         String url = SharedInfra.postgres().jdbcUrl(old);
         Flyway.configure()
@@ -144,8 +145,8 @@ class OutboxWatermarkIntegrationTests {
         Outbox migrated = new Outbox(oldJdbc);
         Outbox.Backlog backlog = migrated.backlog();
         assertThat(backlog.pending()).isEqualTo(2);
-        assertThat(backlog.pastWatermark())
-                .as("the published rows are behind the watermark")
+        assertThat(backlog.pastFloor())
+                .as("the published rows are behind the floor")
                 .isEqualTo(2);
         assertThat(migrated.claim(WORKER, 100, LEASE, Duration.ZERO, false))
                 .extracting(OutboxRow::id)
@@ -153,36 +154,18 @@ class OutboxWatermarkIntegrationTests {
     }
 
     @Test
-    void aLeaseOwnersMarksTakeRowsOutOfWhatClaimsRead() {
-        assertThat(OutboxRows.insert(database, 1, 1)).hasSize(1);
-        assertThat(claim()).hasSize(1);
-        List<OutboxEvent> byStream = OutboxRows.insert(database, 3, 1);
-        assertThat(outbox.markPublished(ids(byStream), null)).isEqualTo(3);
-        List<OutboxEvent> byPolling = OutboxRows.insert(database, 3, 1);
-        assertThat(claim()).extracting(OutboxRow::id).containsExactlyInAnyOrderElementsOf(ids(byPolling));
-        assertThat(outbox.markPublished(ids(byPolling), WORKER)).isEqualTo(3);
-
-        Outbox.Backlog backlog = outbox.backlog();
-
-        assertThat(backlog.pending()).isEqualTo(1);
-        assertThat(backlog.pastWatermark())
-                .as("the leased row, which holds the watermark, and the rows the stream marked after it")
-                .isEqualTo(4);
-    }
-
-    @Test
-    void anIdleOutboxDoesNotWriteTheWatermark() {
+    void anIdleOutboxDoesNotWriteTheFloor() {
         publishAll(OutboxRows.insert(database, 3, 1));
         outbox.backlog();
-        String version = watermarkVersion();
+        String version = floorVersion();
 
         for (int i = 0; i < 5; i++) {
             assertThat(claim()).isEmpty();
             assertThat(outbox.backlog().pending()).isZero();
         }
 
-        assertThat(watermarkVersion()).isEqualTo(version);
-        assertThat(outbox.backlog().pastWatermark())
+        assertThat(floorVersion()).isEqualTo(version);
+        assertThat(outbox.backlog().pastFloor())
                 .as("nothing left for a claim to read")
                 .isZero();
         List<OutboxEvent> next = OutboxRows.insert(database, 1, 1);
@@ -190,27 +173,7 @@ class OutboxWatermarkIntegrationTests {
         assertThat(claim()).extracting(OutboxRow::id).containsExactlyElementsOf(ids(next));
     }
 
-    /** The stream's marks (no owner) change no indexed column, and the outbox's pages keep room for them. */
-    @Test
-    void marksOfTheStreamAreHotUpdates() {
-        List<OutboxEvent> events = OutboxRows.insert(database, 300, 1);
-
-        long[] counts = new TransactionTemplate(new DataSourceTransactionManager(dataSource)).execute(tx -> {
-            int marked = outbox.markPublished(ids(events), null);
-            return jdbc.sql("""
-                            SELECT :marked, pg_stat_get_xact_tuples_updated(CAST('outbox_messages' AS regclass)),
-                                   pg_stat_get_xact_tuples_hot_updated(CAST('outbox_messages' AS regclass))
-                            """)
-                    .param("marked", marked)
-                    .query((rs, n) -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)})
-                    .single();
-        });
-
-        assertThat(counts).containsExactly(300, 300, 300);
-        assertThat(outbox.backlog().pending()).isZero();
-    }
-
-    /** The backlog counts one row and a claim returns it: the watermark did not pass it for good. */
+    /** The backlog counts one row and a claim returns it: the floor did not pass it for good. */
     private void assertTheOnlyReadyRowIsClaimed(UUID id) {
         assertThat(outbox.backlog().pending()).isEqualTo(1);
         assertThat(claim()).extracting(OutboxRow::id).containsExactly(id);
@@ -220,22 +183,22 @@ class OutboxWatermarkIntegrationTests {
         return outbox.claim(WORKER, 100, LEASE, Duration.ZERO, false);
     }
 
-    /** Claims the rows and marks them as the stream does (no owner): they keep their ready_xid. */
+    /** Claims the rows and marks them as their lease owner: they keep their ready_xid. */
     private void publishAll(List<OutboxEvent> events) {
         List<OutboxRow> claimed = claim();
         assertThat(claimed).extracting(OutboxRow::id).containsAll(ids(events));
-        outbox.markPublished(ids(events), null);
+        assertThat(outbox.markPublished(ids(events), WORKER)).isEqualTo(events.size());
     }
 
-    private long watermark() {
-        return jdbc.sql("SELECT ready_xid FROM outbox_watermark")
+    private long floor() {
+        return jdbc.sql("SELECT ready_xid FROM outbox_claim_floor")
                 .query(Long.class)
                 .single();
     }
 
-    /** The transaction that last wrote the watermark row. */
-    private String watermarkVersion() {
-        return jdbc.sql("SELECT xmin::text FROM outbox_watermark")
+    /** The transaction that last wrote the floor row. */
+    private String floorVersion() {
+        return jdbc.sql("SELECT xmin::text FROM outbox_claim_floor")
                 .query(String.class)
                 .single();
     }
