@@ -49,8 +49,14 @@ public record EventEnvelope(
         return new EventEnvelope(
                 uuid(required(headers, MessageHeaders.ID), MessageHeaders.ID),
                 required(headers, MessageHeaders.EVENT_TYPE),
-                (int) positive(required(headers, MessageHeaders.SCHEMA_VERSION), MessageHeaders.SCHEMA_VERSION),
-                positive(required(headers, MessageHeaders.AGGREGATE_VERSION), MessageHeaders.AGGREGATE_VERSION),
+                (int) positive(
+                        required(headers, MessageHeaders.SCHEMA_VERSION),
+                        MessageHeaders.SCHEMA_VERSION,
+                        Integer.MAX_VALUE),
+                positive(
+                        required(headers, MessageHeaders.AGGREGATE_VERSION),
+                        MessageHeaders.AGGREGATE_VERSION,
+                        Long.MAX_VALUE),
                 instant(required(headers, MessageHeaders.OCCURRED_AT)),
                 text(headers, MessageHeaders.TRACEPARENT));
     }
@@ -80,16 +86,20 @@ public record EventEnvelope(
         }
     }
 
-    private static long positive(String value, String name) {
+    /**
+     * A whole number from 1 to {@code max}, the range of the column it comes from (schema_version is an integer,
+     * aggregate_version a bigint): never narrowed, so 4294967297 is refused rather than read as 1.
+     */
+    private static long positive(String value, String name, long max) {
         try {
             long n = Long.parseLong(value);
-            if (n >= 1 && n <= Integer.MAX_VALUE * 1024L * 1024L) {
+            if (n >= 1 && n <= max) {
                 return n;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new InvalidEnvelope(name + " header is not a positive integer");
+        throw new InvalidEnvelope(name + " header is not a positive whole number in the range of its column");
     }
 
     private static Instant instant(String value) {

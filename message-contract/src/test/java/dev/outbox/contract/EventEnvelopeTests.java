@@ -77,6 +77,43 @@ class EventEnvelopeTests {
         }
     }
 
+    /**
+     * Numeric headers are read in the range of the column they come from, at its limits: schema_version an integer
+     * (4294967297 is not version 1), aggregate_version a bigint.
+     */
+    @Test
+    void numericHeadersAreReadInTheRangeOfTheirColumnAndNeverNarrowed() {
+        assertThat(withHeader(MessageHeaders.SCHEMA_VERSION, "1").schemaVersion())
+                .isEqualTo(1);
+        assertThat(withHeader(MessageHeaders.SCHEMA_VERSION, "2147483647").schemaVersion())
+                .isEqualTo(Integer.MAX_VALUE);
+        assertThat(withHeader(MessageHeaders.AGGREGATE_VERSION, "9223372036854775807")
+                        .aggregateVersion())
+                .isEqualTo(Long.MAX_VALUE);
+        for (String[] bad : new String[][] {
+            {MessageHeaders.SCHEMA_VERSION, "4294967297"},
+            {MessageHeaders.SCHEMA_VERSION, "2147483648"},
+            {MessageHeaders.SCHEMA_VERSION, "0"},
+            {MessageHeaders.SCHEMA_VERSION, "-2147483648"},
+            {MessageHeaders.AGGREGATE_VERSION, "9223372036854775808"},
+            {MessageHeaders.AGGREGATE_VERSION, "0"},
+            {MessageHeaders.AGGREGATE_VERSION, "1.0"},
+            {MessageHeaders.AGGREGATE_VERSION, " 1"}
+        }) {
+            assertThatThrownBy(() -> withHeader(bad[0], bad[1]))
+                    .as(bad[0] + "=" + bad[1])
+                    .isInstanceOf(InvalidEnvelope.class)
+                    .hasMessageContaining(bad[0]);
+        }
+    }
+
+    private static EventEnvelope withHeader(String name, String value) {
+        Headers headers = ENVELOPE.toHeaders();
+        headers.remove(name);
+        headers.add(name, value.getBytes(StandardCharsets.UTF_8));
+        return EventEnvelope.fromHeaders(headers);
+    }
+
     @Test
     void theRoutersHeaderPlacementComesFromTheSameNames() {
         assertThat(OutboxColumns.routerHeaderPlacement())
