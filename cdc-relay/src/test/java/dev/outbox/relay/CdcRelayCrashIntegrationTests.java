@@ -1,8 +1,8 @@
 package dev.outbox.relay;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -72,10 +72,11 @@ class CdcRelayCrashIntegrationTests {
     }
 
     /**
-     * The pipeline's worst moment: Kafka acknowledged the events and the relay dies before it stored a horizon that
-     * covers them (here no horizon message is emitted at all while it runs, so none is stored). After the restart the
-     * stream sends them again from the last committed offset: the same events go out again with the same ids and keys,
-     * and once horizons are emitted again they cover every row. Nothing is lost.
+     * The pipeline's worst moment: Kafka acknowledged events and the relay dies before it stored a horizon that covers
+     * them. The slot's horizon row is locked, so the store waits (and with it the completer and the engine's offset)
+     * while the batches in flight are acknowledged. After the restart the stream sends them again from the last
+     * committed offset: the same events go out again with the same ids and keys, and the new stream's horizon covers
+     * every row. Nothing is lost.
      */
     @Test
     void crashBetweenAcknowledgementAndHorizonRepublishesTheSameIds() throws Exception {
@@ -86,40 +87,53 @@ class CdcRelayCrashIntegrationTests {
         Map<String, String> env = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
         // the stream alone: the safety net would publish the rows no horizon covers
         env.put("RELAY_SAFETY_NET_GRACE", "1h");
-        Map<String, String> withoutHorizons = new HashMap<>(env);
-        withoutHorizons.put("RELAY_CDC_HORIZON_INTERVAL", "1h");
         Map<String, Object> client = SharedInfra.kafka().adminClientProperties();
 
-        List<OutboxEvent> inserted;
-        List<ConsumerRecord<String, String>> firstRound;
-        try (RelayProcess relay = new RelayProcess(withoutHorizons, suffix).start()) {
-            RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
-            inserted = OutboxRows.insert(database, 200, 2);
-            // the events are acknowledged and no horizon covers them; the topic stops growing
-            TopicReader.untilIds(client, topic, OutboxRows.ids(inserted), Duration.ofSeconds(90));
-            long[] last = {-1};
-            await().atMost(Duration.ofSeconds(60))
-                    .pollInterval(Duration.ofSeconds(2))
-                    .until(() -> {
-                        long now = TopicReader.toEnd(client, topic, Duration.ofSeconds(10))
-                                .size();
-                        boolean settled = now == last[0];
-                        last[0] = now;
-                        return settled;
-                    });
-            relay.kill();
-            firstRound = TopicReader.toEnd(client, topic, Duration.ofSeconds(10));
-        }
-        List<String> ids = OutboxRows.ids(inserted);
-        Set<String> acknowledged = firstRound.stream().map(TopicReader::id).collect(Collectors.toSet());
-        assertThat(acknowledged)
-                .as("all acknowledged, none covered by a horizon")
-                .isEqualTo(new HashSet<>(ids));
-        assertThat(RelayFixtures.pending(database))
-                .as("killed after the acknowledgements, before a horizon")
-                .isEqualTo(inserted.size());
-
         try (RelayProcess relay = new RelayProcess(env, suffix).start()) {
+            RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
+            relay.kill();
+            List<OutboxEvent> inserted = OutboxRows.insert(database, 200, 2);
+            List<String> ids = OutboxRows.ids(inserted);
+
+            List<ConsumerRecord<String, String>> firstRound;
+            try (Connection locker = SharedInfra.postgres().connect(database)) {
+                locker.setAutoCommit(false);
+                try (var lock = locker.createStatement()) {
+                    lock.execute("SELECT slot_name FROM outbox_stream_horizon FOR UPDATE");
+                }
+                relay.start();
+                // events are acknowledged while the horizon waits; the topic stops growing
+                await().atMost(Duration.ofSeconds(90))
+                        .until(() -> !TopicReader.toEnd(client, topic, Duration.ofSeconds(10))
+                                .isEmpty());
+                long[] last = {-1};
+                await().atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofSeconds(2))
+                        .until(() -> {
+                            long now = TopicReader.toEnd(client, topic, Duration.ofSeconds(10))
+                                    .size();
+                            boolean settled = now == last[0];
+                            last[0] = now;
+                            return settled;
+                        });
+                relay.kill();
+                firstRound = TopicReader.toEnd(client, topic, Duration.ofSeconds(10));
+                // the dead relay's horizon UPDATE still waits server-side and would commit once the lock goes: end its
+                // backend as the crash would have if it had come a moment earlier
+                try (var s = locker.createStatement()) {
+                    s.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                            + " WHERE datname = current_database() AND wait_event_type = 'Lock'");
+                }
+                locker.rollback();
+            }
+            Set<String> acknowledged = firstRound.stream().map(TopicReader::id).collect(Collectors.toSet());
+            assertThat(acknowledged).as("acknowledged while the horizon waited").isNotEmpty();
+            assertThat(ids).as("only written events").containsAll(acknowledged);
+            assertThat(RelayFixtures.pending(database))
+                    .as("killed after the acknowledgements, before a horizon covered them")
+                    .isEqualTo(inserted.size());
+
+            relay.start();
             await().atMost(Duration.ofSeconds(90)).until(() -> RelayFixtures.pending(database) == 0);
             // horizons follow acknowledgements, so everything republished is on the topic by now
             List<ConsumerRecord<String, String>> onTopic = TopicReader.toEnd(client, topic, Duration.ofSeconds(30));

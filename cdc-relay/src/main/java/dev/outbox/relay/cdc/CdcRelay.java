@@ -63,6 +63,9 @@ public final class CdcRelay implements SmartLifecycle {
     private DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine;
     private OutboxChangeConsumer consumer;
     private HorizonEmitter emitter;
+    /** What the last stream of this process had Kafka acknowledge beyond its last stored horizon: the next skips it. */
+    private Set<UUID> sentBefore = Set.of();
+
     private Future<?> engineRun;
     private volatile RelayLeadership.Lease lease;
     private final boolean autoStartup;
@@ -222,12 +225,7 @@ public final class CdcRelay implements SmartLifecycle {
 
     private void startEngine() {
         closeEmitter();
-        Set<UUID> sentBefore = Set.of();
-        if (consumer != null) {
-            // a stream that failed: what its producer still delivers is remembered, and the new stream skips it
-            consumer.drain(kafka.deliveryTimeout());
-            sentBefore = consumer.acknowledgedSinceHorizon();
-        }
+        // a stream that failed: what its producer still delivers is remembered, and the new stream skips it
         closeConsumer();
         // the slot exists, and its stored horizon is of it (or begins again) before anything streams
         StreamHorizons.Prepared prepared = horizons.prepare(cdc.slotName());
@@ -275,7 +273,8 @@ public final class CdcRelay implements SmartLifecycle {
                 .notifying(consumer)
                 .build();
         engineRun = engineThread.submit(engine);
-        emitter = new HorizonEmitter(db.on(lease.server()), cdc.slotName(), cdc.horizonInterval());
+        emitter =
+                new HorizonEmitter(db.on(lease.server()), cdc.slotName(), cdc.horizonInterval(), consumer.delivered());
     }
 
     private void stopEngine() {
@@ -316,8 +315,11 @@ public final class CdcRelay implements SmartLifecycle {
         }
     }
 
+    /** Completes what the stream sent (for at most the delivery timeout), remembers what it had acknowledged, ends it. */
     private void closeConsumer() {
         if (consumer != null) {
+            consumer.drain(kafka.deliveryTimeout());
+            sentBefore = consumer.acknowledgedSinceHorizon();
             consumer.close();
             consumer = null;
         }

@@ -15,6 +15,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.outbox.contract.EventRecord;
 import dev.outbox.relay.outbox.Outbox;
@@ -81,6 +82,8 @@ final class OutboxChangeConsumer
     private final Set<UUID> acknowledgedSinceHorizon = ConcurrentHashMap.newKeySet();
     /** What the previous stream of this process had acknowledged beyond its last stored horizon. */
     private final Set<UUID> sentByPreviousStream;
+    /** Set when Kafka acknowledged events: a horizon is due soon (see HorizonEmitter). */
+    private final AtomicBoolean delivered = new AtomicBoolean();
 
     private volatile Exception failure;
     private volatile boolean closed;
@@ -257,6 +260,9 @@ final class OutboxChangeConsumer
             if (horizon != null && !store(horizon)) {
                 continue;
             }
+            if (!acked.isEmpty()) {
+                delivered.set(true);
+            }
             for (EventRecord record : acked) {
                 acknowledgedSinceHorizon.add(record.envelope().id());
                 Duration d = Duration.between(record.envelope().occurredAt(), now);
@@ -302,6 +308,11 @@ final class OutboxChangeConsumer
                 acknowledgedSinceHorizon.add(batch.records().get(i).envelope().id());
             }
         }
+    }
+
+    /** Set when Kafka acknowledged events since the emitter last looked: what makes a horizon due soon. */
+    AtomicBoolean delivered() {
+        return delivered;
     }
 
     /**
