@@ -17,8 +17,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param standbyPoll       how often a standby instance tries to take over the slot
  * @param restartBackoff    pause before restarting a failed engine
  * @param maxInFlight       batches sent to Kafka and not yet all acknowledged, at most (the pipeline's depth)
- * @param horizonInterval   how often the leader emits its slot's horizon message: how soon what the stream delivered
- *                          counts as published
+ * @param horizonInterval   how often the leader emits its slot's horizon message while the stream is idle (every 100
+ *                          ms while events flow): how soon what the stream delivered counts as published
  * @param debezium          Debezium engine settings passed as they are, over the relay's own
  *                          ({@code --relay.cdc.debezium.<key>=<value>})
  */
