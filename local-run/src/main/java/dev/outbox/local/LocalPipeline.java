@@ -190,10 +190,13 @@ public final class LocalPipeline {
         Map<String, String> env = new LinkedHashMap<>(common);
         env.putAll(own);
         say("starting " + service + " on 127.0.0.1:" + port);
-        // the relay's restart is on the delivery path: it starts from an extracted jar with a class-data archive
-        JavaProcess.Builder builder = service.equals("cdc-relay")
-                ? BootJar.start(jar, logs.resolveSibling("cds").resolve(service), env)
-                : JavaProcess.builder("-jar", jar.toString());
+        // the relay's restart is on the delivery path: it starts from an extracted jar with a class-data archive, and
+        // with its own JVM options
+        JavaProcess.Builder builder = JavaProcess.builder("-jar", jar.toString());
+        if (service.equals("cdc-relay")) {
+            builder = BootJar.start(jar, logs.resolveSibling("cds").resolve(service), env);
+            RelayJvm.OPTIONS.forEach(builder::jvmArg);
+        }
         Process process = builder.env(env)
                 .heap("512m")
                 .logTo(logs.resolve(service + ".log"))

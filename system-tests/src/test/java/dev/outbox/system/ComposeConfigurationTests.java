@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.outbox.local.LocalCredentials;
+import dev.outbox.local.RelayJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -68,7 +69,20 @@ class ComposeConfigurationTests {
                 return;
             }
             String text = resource(config);
-            for (String key : ((Map<String, Object>) definition.get("environment")).keySet()) {
+            Map<String, Object> environment = (Map<String, Object>) definition.get("environment");
+            for (String key : environment.keySet()) {
+                if (key.equals("JAVA_TOOL_OPTIONS")) {
+                    // read by the JVM: the image's own options, and for the relay its RelayJvm options
+                    assertThat(String.valueOf(environment.get(key)))
+                            .as(service + "'s JAVA_TOOL_OPTIONS keeps the image's")
+                            .contains("-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError");
+                    if (service.equals("cdc-relay")) {
+                        assertThat(String.valueOf(environment.get(key)).split("\\s+"))
+                                .as("the relay's JVM options, as the local run and the soak start it")
+                                .containsAll(RelayJvm.OPTIONS);
+                    }
+                    continue;
+                }
                 assertThat(text)
                         .as(service + " reads " + key + " (" + file + ")")
                         .contains("${" + key);

@@ -17,6 +17,7 @@ import dev.outbox.local.BootJar;
 import dev.outbox.local.JavaProcess;
 import dev.outbox.local.LocalCredentials;
 import dev.outbox.local.Readiness;
+import dev.outbox.local.RelayJvm;
 import dev.outbox.reconcile.InvariantChecker;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.cdc.ConnectWorker;
@@ -160,6 +161,9 @@ final class PipelineHarness implements AutoCloseable {
         builder.env(env(component))
                 .heap("384m")
                 .logTo(logs.resolve(component.name().toLowerCase() + ".log"));
+        if (component == Component.RELAY) {
+            RelayJvm.OPTIONS.forEach(builder::jvmArg);
+        }
         jvmArgs(component.name().toLowerCase()).forEach(builder::jvmArg);
         Process p = builder.start();
         processes.put(component, p);
