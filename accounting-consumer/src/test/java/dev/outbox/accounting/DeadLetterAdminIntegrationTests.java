@@ -17,6 +17,7 @@ import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.MessageHeaders;
 import dev.outbox.local.LocalCredentials;
 import dev.outbox.security.RawHttp;
+import dev.outbox.security.Spellings;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.header.Header;
@@ -90,15 +91,29 @@ class DeadLetterAdminIntegrationTests {
         Event created = Event.created(payment, "40.00", "EUR");
         producer.send(record(TOPIC, null, created)).get();
 
+        Instant asked = Instant.now();
         JsonNode first = await().atMost(Duration.ofSeconds(60))
                 .until(() -> deadLettersOf(created.id(), "reason=PSQLException"), l -> l.size() == 1)
                 .get(0);
+        Instant answered = Instant.now();
         assertThat(first.path("eventType").asText()).isEqualTo(EventTypes.PAYMENT_CREATED);
         assertThat(first.path("paymentId").asText()).isEqualTo(payment.toString());
         assertThat(first.path("aggregateVersion").asText()).isEqualTo("1");
         assertThat(first.path("originalTopic").asText()).isEqualTo(TOPIC);
         assertThat(first.path("originalOffset").isNumber()).isTrue();
-        assertThat(first.path("ageSeconds").asLong()).isNotNegative();
+        Instant deadLetteredAt = Instant.parse(first.path("deadLetteredAt").asText());
+        assertThat(first.path("ageSeconds").asLong())
+                .as("seconds since the record was dead-lettered, when the list was read")
+                .isBetween(
+                        Math.max(0, Duration.between(deadLetteredAt, asked).toSeconds() - 1),
+                        Duration.between(deadLetteredAt, answered).toSeconds() + 1);
+        // and it grows with time: three seconds after the dead-lettering, it says so
+        await().atMost(Duration.ofSeconds(10)).until(() -> Instant.now().isAfter(deadLetteredAt.plusSeconds(3)));
+        assertThat(deadLettersOf(created.id(), "reason=PSQLException")
+                        .get(0)
+                        .path("ageSeconds")
+                        .asLong())
+                .isGreaterThanOrEqualTo(3);
         assertThat(first.path("history")).isEmpty();
         assertThat(first.path("replayed").isNull()).isTrue();
         assertThat(first.path("payload").asText()).startsWith("<redacted");
@@ -233,11 +248,23 @@ class DeadLetterAdminIntegrationTests {
                 assertThat(refused.body()).as(r[1]).contains("urn:problem-type:admin:unauthenticated");
             }
         }
+        // and no spelling of a path gets around the rule, with no token or a client's API key
+        long skipsBefore = jdbc.sql("SELECT count(*) FROM gap_resolutions")
+                .query(Long.class)
+                .single();
+        for (String[] r : requests) {
+            Spellings.assertEveryRefused(port, r[0], r[1], LocalCredentials.CLIENT_A_KEY, r[2]);
+        }
         assertThat(jdbc.sql("SELECT count(*) FROM dlt_replays")
                         .query(Long.class)
                         .single())
                 .as("no replay recorded")
                 .isEqualTo(replaysBefore);
+        assertThat(jdbc.sql("SELECT count(*) FROM gap_resolutions")
+                        .query(Long.class)
+                        .single())
+                .as("no gap skipped")
+                .isEqualTo(skipsBefore);
 
         assertProblem(send("GET", "/admin/dead-letters?after=yesterday", null, TOKEN), 400, "http:bad-request");
         assertProblem(

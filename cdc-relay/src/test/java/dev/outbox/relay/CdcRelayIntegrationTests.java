@@ -78,6 +78,8 @@ class CdcRelayIntegrationTests {
                 RelayFixtures.relayEnv(database, SharedInfra.kafka().bootstrapServers(), SUFFIX, relayPort);
         // no heartbeat moves the slot in this class: theSlotConfirmsTheCommitOfEveryTransactionBeforeTheLastPublished
         env.put("RELAY_CDC_HEARTBEAT_INTERVAL", "1h");
+        // the slot's health is sampled often enough for exposesSlotHealthAndBacklogMetrics to bracket it
+        env.put("RELAY_MONITOR_INTERVAL", "200ms");
         relay = RelayApplication.builder().run(RelayFixtures.asArgs(env));
         RelayFixtures.awaitSlotActive(database, "slot_" + SUFFIX);
     }
@@ -255,16 +257,24 @@ class CdcRelayIntegrationTests {
         }
     }
 
+    /**
+     * The slot's lag is what it says: WAL written beyond the position the slot confirmed. The health's figure, sampled
+     * by the relay between two readings of the test's own, lies between the lag those readings bound.
+     */
     @Test
     void exposesSlotHealthAndBacklogMetrics() throws Exception {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            long[] before = walAndConfirmed();
             JsonNode health = JSON.readTree(
                     get("/actuator/health", LocalCredentials.ADMIN_TOKEN).body());
+            long[] after = walAndConfirmed();
             JsonNode slot = health.path("components").path("cdcSlot").path("details");
             assertThat(slot.path("role").asString()).isEqualTo("leader");
             assertThat(slot.path("slotActive").asBoolean()).isTrue();
             assertThat(slot.path("walStatus").asString()).isIn("reserved", "extended");
-            assertThat(slot.path("lagBytes").asLong()).isGreaterThanOrEqualTo(0);
+            assertThat(slot.path("lagBytes").asLong())
+                    .as("WAL beyond the confirmed position, sampled between the test's two readings")
+                    .isBetween(Math.max(0, before[0] - after[1]), after[0] - before[1]);
         });
         String anonymousHealth = get("/actuator/health", null).body();
         assertThat(anonymousHealth).contains("\"status\":\"UP\"").doesNotContain("walStatus", "lagBytes", "slot");
@@ -279,6 +289,21 @@ class CdcRelayIntegrationTests {
                         "outbox_pending ",
                         "outbox_oldest_pending_age_seconds",
                         "outbox_relay_published_total");
+    }
+
+    /** The server's WAL position and the slot's confirmed position, as byte offsets. */
+    private static long[] walAndConfirmed() {
+        try (var c = SharedInfra.postgres().connect(database);
+                var s = c.prepareStatement("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint,"
+                        + " pg_wal_lsn_diff(confirmed_flush_lsn, '0/0')::bigint FROM pg_replication_slots"
+                        + " WHERE slot_name = ?")) {
+            s.setString(1, "slot_" + SUFFIX);
+            var rs = s.executeQuery();
+            rs.next();
+            return new long[] {rs.getLong(1), rs.getLong(2)};
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static HttpResponse<String> get(String path, String adminToken) throws Exception {

@@ -18,6 +18,7 @@ import java.util.stream.Stream;
 import dev.outbox.contract.MessageHeaders;
 import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.security.Spellings;
 import dev.outbox.testing.ChildKafka;
 import dev.outbox.testing.Ports;
 import dev.outbox.testing.SharedInfra;
@@ -207,6 +208,21 @@ class PollingRelayIntegrationTests {
                 assertThat(call("GET", base, null).statusCode()).isEqualTo(401);
                 HttpResponse<String> list = call("GET", base, LocalCredentials.ADMIN_TOKEN);
                 assertThat(list.body()).contains(poison.toString(), "<redacted").doesNotContain("hunter2");
+                // no spelling of an operator path gets around the token, with none or a client's API key
+                int port = Integer.parseInt(relay.getEnvironment().getProperty("local.server.port"));
+                for (String[] r : new String[][] {
+                    {"GET", "/admin/dead-letters"},
+                    {"GET", "/admin/dead-letters/" + poison + "?includePayload=true"},
+                    {"POST", "/admin/dead-letters/" + poison + "/requeue"},
+                    {"POST", "/admin/dead-letters/requeue?eventType=PaymentCreated"}
+                }) {
+                    Spellings.assertEveryRefused(port, r[0], r[1], LocalCredentials.CLIENT_A_KEY, null);
+                }
+                assertThat(jdbc.sql("SELECT count(*) FROM outbox_messages WHERE dead_lettered_at IS NOT NULL")
+                                .query(Long.class)
+                                .single())
+                        .as("still dead-lettered: no spelling requeued it")
+                        .isEqualTo(1);
 
                 admin.incrementalAlterConfigs(Map.of(
                                 new ConfigResource(ConfigResource.Type.TOPIC, topic),

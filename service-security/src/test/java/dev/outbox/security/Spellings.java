@@ -60,6 +60,40 @@ public final class Spellings {
         return spellings;
     }
 
+    /**
+     * Sends {@code method} to every spelling of the path of {@code target} (its query kept) without a credential, then
+     * with {@code otherCredential} (one that is not the operator's): each answer is a client error as a problem
+     * document that shows nothing internal. Whether anything changed is the caller's to check.
+     *
+     * @param body a JSON body, or {@code null}
+     */
+    public static void assertEveryRefused(int port, String method, String target, String otherCredential, String body) {
+        int query = target.indexOf('?');
+        String path = query < 0 ? target : target.substring(0, query);
+        String rest = query < 0 ? "" : target.substring(query);
+        java.util.Map<String, String> json =
+                body == null ? java.util.Map.of() : java.util.Map.of("Content-Type", "application/json");
+        for (String spelling : of(path)) {
+            for (String credential : new String[] {null, otherCredential}) {
+                java.util.Map<String, String> headers = new java.util.HashMap<>(json);
+                if (credential != null) {
+                    headers.put("Authorization", "Bearer " + credential);
+                }
+                RawHttp.Response r = RawHttp.send(port, method, spelling + rest, headers, body);
+                org.assertj.core.api.Assertions.assertThat(r.status())
+                        .as(method + " " + spelling + rest + " -> " + r)
+                        .isBetween(400, 499);
+                org.assertj.core.api.Assertions.assertThat(r.isProblem())
+                        .as(method + " " + spelling + rest + " -> " + r)
+                        .isTrue();
+                org.assertj.core.api.Assertions.assertThat(r.body())
+                        .as(spelling)
+                        .doesNotContain("Exception")
+                        .doesNotContain("at dev.");
+            }
+        }
+    }
+
     private static String withSegment(String[] segments, int index, String replacement) {
         StringBuilder path = new StringBuilder();
         for (int i = 0; i < segments.length; i++) {

@@ -27,9 +27,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * An expired lease recovered (the lease protocol's test 9, with test 4's duplicate): worker A claims a row with the
- * relay's own claim, publishes it, and stalls past its lease before marking it. The polling relay recovers the
- * expired lease and publishes the same event again; A's late mark, through the relay's own owner-checked mark, is
- * refused (lease lost); the consumer applies the event once.
+ * relay's own claim, publishes it, and stalls past its lease before marking it. Worker B takes the lease over, and A's
+ * late mark, through the relay's own owner-checked mark, is refused while the row is still unpublished (lease lost);
+ * B stalls too, the polling relay recovers the expired lease and publishes the same event again, and A's mark is still
+ * refused; the consumer applies the event once.
  */
 class LeaseExpiryIntegrationTests {
 
@@ -67,11 +68,25 @@ class LeaseExpiryIntegrationTests {
                         .get();
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> entries(ledger, payment) == 1);
-            await().atMost(Duration.ofSeconds(10))
-                    .until(() -> jdbc.sql("SELECT locked_until < now() FROM outbox_messages WHERE id = :id")
+            awaitLeaseExpired(jdbc, event.id());
+
+            // worker B takes the expired lease over; A's late mark, while the row is still unpublished, is refused:
+            // only the lease's owner marks
+            UUID workerB = UUID.randomUUID();
+            assertThat(outbox.claim(workerB, 10, Duration.ofSeconds(1), Duration.ZERO, false))
+                    .extracting(OutboxRow::id)
+                    .containsExactly(event.id());
+            assertThat(outbox.markPublished(List.of(event.id()), workerA))
+                    .as("a mark by a worker whose lease passed to another")
+                    .isZero();
+            assertThat(jdbc.sql("SELECT published FROM outbox_delivery WHERE id = :id")
                             .param("id", event.id())
                             .query(Boolean.class)
-                            .single());
+                            .single())
+                    .as("still unpublished: B holds it")
+                    .isFalse();
+            // B stalls too; the polling relay recovers its lease
+            awaitLeaseExpired(jdbc, event.id());
 
             try (ConfigurableApplicationContext relay = RelayApplication.builder()
                     .run(
@@ -101,7 +116,7 @@ class LeaseExpiryIntegrationTests {
                             .param("id", event.id())
                             .query(Integer.class)
                             .single())
-                    .isEqualTo(2);
+                    .isEqualTo(3);
 
             await().atMost(Duration.ofSeconds(30)).until(() -> {
                 var c = consumer.getBean(MeterRegistry.class)
@@ -112,6 +127,14 @@ class LeaseExpiryIntegrationTests {
             });
             assertThat(entries(ledger, payment)).isEqualTo(1);
         }
+    }
+
+    private static void awaitLeaseExpired(JdbcClient jdbc, UUID id) {
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> jdbc.sql("SELECT locked_until < now() FROM outbox_messages WHERE id = :id")
+                        .param("id", id)
+                        .query(Boolean.class)
+                        .single());
     }
 
     private static long entries(JdbcClient ledger, UUID payment) {
