@@ -25,9 +25,15 @@ public final class OccurredAt {
 
     /** The same text as {@link Instant#toString()}. */
     public static String format(Instant instant) {
+        String text = formatFourDigitYear(instant);
+        return text != null ? text : instant.toString();
+    }
+
+    /** The common shape written directly (years 0000 to 9999); {@code null} for any other instant. */
+    static String formatFourDigitYear(Instant instant) {
         long seconds = instant.getEpochSecond();
         if (seconds < FIRST_FOUR_DIGIT_SECOND || seconds > LAST_FOUR_DIGIT_SECOND) {
-            return instant.toString();
+            return null;
         }
         LocalDate date = LocalDate.ofEpochDay(Math.floorDiv(seconds, 86_400));
         int secondOfDay = (int) Math.floorMod(seconds, 86_400);
@@ -59,6 +65,15 @@ public final class OccurredAt {
      * @throws java.time.format.DateTimeParseException when the text is not an ISO-8601 instant
      */
     public static Instant parse(CharSequence text) {
+        Instant instant = parseCommonShape(text);
+        return instant != null ? instant : Instant.parse(text);
+    }
+
+    /**
+     * The common shape read directly ({@code yyyy-MM-ddTHH:mm:ss[.fraction]Z}, a valid date and time); {@code null}
+     * for any other text, which {@link Instant#parse} then reads or refuses.
+     */
+    static Instant parseCommonShape(CharSequence text) {
         int length = text.length();
         if (length >= 20
                 && length <= 30
@@ -95,7 +110,7 @@ public final class OccurredAt {
                 }
             }
         }
-        return Instant.parse(text);
+        return null;
     }
 
     /** {@code value} (below 10^width) in exactly {@code width} digits, zeros first. */

@@ -67,6 +67,61 @@ class OccurredAtTests {
         }
     }
 
+    /**
+     * The direct paths do the work they exist for: every four-digit year is written without java.time's formatter,
+     * every common shape read without its parser, and only those (the rest goes to java.time, which the tests above
+     * hold both paths to).
+     */
+    @Test
+    void theCommonShapesTakeTheDirectPathsAndNothingElseDoes() {
+        for (Instant instant : instants()) {
+            boolean fourDigits = !instant.isBefore(Instant.parse("0000-01-01T00:00:00Z"))
+                    && !instant.isAfter(Instant.parse("9999-12-31T23:59:59.999999999Z"));
+            String text = OccurredAt.formatFourDigitYear(instant);
+            assertThat(text).as(instant.toString()).isEqualTo(fourDigits ? instant.toString() : null);
+            if (fourDigits) {
+                assertThat(OccurredAt.parseCommonShape(text)).as(text).isEqualTo(instant);
+            }
+        }
+        for (String text : List.of(
+                "2026-12-03T16:00:00.1Z",
+                "2026-12-03T16:00:00.12Z",
+                "2026-12-03T16:00:00.1234Z",
+                "2026-12-03T16:00:00.12345678Z",
+                "2026-12-03T16:00:00.000000000Z",
+                "2024-02-29T23:59:59.999999999Z",
+                "0000-01-01T00:00:00Z",
+                "9999-12-31T23:59:59Z")) {
+            assertThat(OccurredAt.parseCommonShape(text)).as(text).isEqualTo(Instant.parse(text));
+        }
+        for (String text : List.of(
+                "2026-12-03t16:00:00z",
+                "2026-12-03T17:00:00+01:00",
+                "+12026-12-03T16:00:00Z",
+                "2026-12-03T23:59:60Z",
+                "2026-12-03T24:00:00Z",
+                "2026-12-03T16:00:00.Z",
+                "2026-12-03T16:00:00.1234567890Z",
+                "2026-13-03T16:00:00Z",
+                "2026-00-03T16:00:00Z",
+                "2026-02-30T16:00:00Z",
+                "2026-12-03T16:60:00Z",
+                "2026-12-03T16:00:0xZ",
+                "2026-12-03T16:00:/0Z",
+                "2026-12-03T16:00:00.1:Z",
+                "2026-12-03 16:00:00Z",
+                "2026/12-03T16:00:00Z",
+                "2026-12/03T16:00:00Z",
+                "2026-12-03T16-00:00Z",
+                "2026-12-03T16:00-00Z",
+                "2026-12-03T16:00:00+",
+                "2026-12-03T16:00:00,1Z",
+                "-026-12-03T16:00:00Z",
+                "2026-12-03T16:00:00")) {
+            assertThat(OccurredAt.parseCommonShape(text)).as(text).isNull();
+        }
+    }
+
     /** Edges of the four-digit years, every fraction length Instant.toString writes, and 100,000 random instants. */
     private static List<Instant> instants() {
         List<Instant> instants = new ArrayList<>(List.of(

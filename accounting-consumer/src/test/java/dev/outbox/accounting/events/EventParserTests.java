@@ -94,6 +94,61 @@ class EventParserTests {
                 .hasMessage("empty payload");
     }
 
+    @Test
+    void aPayloadOfExactlyTheLimitIsReadAndOneByteMoreIsNot() {
+        String payload = created("1.00", "EUR");
+        String atLimit = payload + " ".repeat(1024 - payload.length());
+        assertThat(parse(headers(EventTypes.PAYMENT_CREATED, 1), atLimit).ledgerAmount())
+                .isEqualByComparingTo("1.00");
+        assertThatThrownBy(() -> parse(headers(EventTypes.PAYMENT_CREATED, 1), atLimit + " "))
+                .hasMessage("payload of 1025 bytes exceeds 1024");
+    }
+
+    @ParameterizedTest(name = "{0} {1} is {2}")
+    @CsvSource({
+        "1000000000, EUR, accepted",
+        "1000000000.00, EUR, accepted",
+        "1000000000.01, EUR, refused",
+        "0.01, EUR, accepted",
+        "0.00, EUR, refused",
+        "0, JPY, refused",
+        "1.500, EUR, accepted",
+        "1.005, EUR, refused",
+        "1000, JPY, accepted",
+        "1.5, JPY, refused",
+        "0000000000000000000000000000000000001.00, EUR, accepted",
+        "00000000000000000000000000000000000001.00, EUR, refused",
+    })
+    void amountsAreBoundedInSignSizeAndTheCurrencysMinorUnits(String amount, String currency, String outcome) {
+        if (outcome.equals("accepted")) {
+            assertThat(parse(headers(EventTypes.PAYMENT_CREATED, 1), created(amount, currency))
+                            .ledgerAmount())
+                    .isEqualByComparingTo(amount);
+        } else {
+            String reason = amount.length() > 40
+                    ? "amount is not a decimal number"
+                    : "amount is not a valid " + currency + " amount";
+            assertThatThrownBy(() -> parse(headers(EventTypes.PAYMENT_CREATED, 1), created(amount, currency)))
+                    .isInstanceOf(PoisonMessageException.class)
+                    .hasMessage(reason);
+        }
+    }
+
+    @Test
+    void aCurrencyWithoutMinorUnitsIsUnknownForPayments() {
+        assertThatThrownBy(() -> parse(headers(EventTypes.PAYMENT_CREATED, 1), created("1", "XXX")))
+                .hasMessage("unknown currency XXX");
+    }
+
+    @Test
+    void anUnknownTypeIsNamedCleanedAndCutAtFortyCharacters() {
+        String forty = "T".repeat(39) + "<";
+        assertThatThrownBy(() -> parse(headers(forty, 1), created("1.00", "EUR")))
+                .hasMessage("unknown event type or schema version: " + "T".repeat(39) + "? v1");
+        assertThatThrownBy(() -> parse(headers(forty + "U", 1), created("1.00", "EUR")))
+                .hasMessage("unknown event type or schema version: " + "T".repeat(39) + "?... v1");
+    }
+
     private PaymentEvent parse(Headers headers, String payload) {
         return parser.parse(PAYMENT.toString(), headers, payload.getBytes(StandardCharsets.UTF_8));
     }

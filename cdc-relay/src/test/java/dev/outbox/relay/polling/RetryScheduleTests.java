@@ -35,6 +35,35 @@ class RetryScheduleTests {
         assertThat(schedule.delayAfter(-3).toMillis()).isBetween(500L, 1000L);
     }
 
+    /** Both ends of the range are reached: the jitter spans the whole random half, its top included. */
+    @Test
+    void theRandomHalfReachesBothEnds() {
+        RetrySchedule tiny = new RetrySchedule(Duration.ofMillis(1), Duration.ofMillis(2));
+        Set<Long> delays = new HashSet<>();
+        for (int i = 0; i < 200; i++) {
+            delays.add(tiny.delayAfter(1).toMillis());
+        }
+        assertThat(delays).containsExactlyInAnyOrder(1L, 2L);
+    }
+
+    /** The polling relay's schedule is built from its settings. */
+    @Test
+    void thePollingSettingsMakeTheSchedule() {
+        PollingProperties settings = new PollingProperties(
+                2,
+                100,
+                Duration.ofSeconds(30),
+                Duration.ofMillis(500),
+                12,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(5),
+                false);
+        for (int i = 0; i < 50; i++) {
+            assertThat(settings.retries().delayAfter(0).toMillis()).isBetween(1000L, 2000L);
+            assertThat(settings.retries().delayAfter(3).toMillis()).isBetween(2500L, 5000L);
+        }
+    }
+
     @Test
     void instancesThatFailedTogetherDoNotRetryTogether() {
         Set<Duration> delays = new HashSet<>();

@@ -50,31 +50,15 @@ final class FreeText {
                 || type == Character.COMBINING_SPACING_MARK;
     }
 
-    /** A letter, digit, punctuation or symbol that is not one of Unicode's blank-looking fillers. */
+    /**
+     * For a printable character (letters, digits, punctuation, symbols, spaces and marks are what remain): anything
+     * but a space, a combining mark or one of Unicode's blank-looking fillers.
+     */
     private static boolean visible(int codePoint) {
-        if (BLANK_LOOKING.indexOf(codePoint) >= 0
-                || Character.isWhitespace(codePoint)
-                || Character.isSpaceChar(codePoint)
-                || combining(codePoint)) {
-            return false;
-        }
-        return Character.isLetterOrDigit(codePoint)
-                || switch (Character.getType(codePoint)) {
-                    case Character.CONNECTOR_PUNCTUATION,
-                            Character.DASH_PUNCTUATION,
-                            Character.START_PUNCTUATION,
-                            Character.END_PUNCTUATION,
-                            Character.INITIAL_QUOTE_PUNCTUATION,
-                            Character.FINAL_QUOTE_PUNCTUATION,
-                            Character.OTHER_PUNCTUATION,
-                            Character.MATH_SYMBOL,
-                            Character.CURRENCY_SYMBOL,
-                            Character.MODIFIER_SYMBOL,
-                            Character.OTHER_SYMBOL,
-                            Character.OTHER_NUMBER,
-                            Character.LETTER_NUMBER -> true;
-                    default -> false;
-                };
+        return BLANK_LOOKING.indexOf(codePoint) < 0
+                && !Character.isWhitespace(codePoint)
+                && !Character.isSpaceChar(codePoint)
+                && !combining(codePoint);
     }
 
     /** Hangul fillers, the blank braille pattern and the halfwidth Hangul filler: letters and symbols that show nothing. */

@@ -151,6 +151,30 @@ class PaymentRequestsTests {
                 .hasMessageContaining("Unknown field");
     }
 
+    @Test
+    void theBoundsHoldExactlyAtTheirLimits() {
+        ObjectNode body = object("{\"amount\":\"1.00\",\"currency\":\"EUR\"}");
+        assertThat(PaymentRequests.payment(body, ACCEPTED).description()).isNull();
+        body.put("description", "💶".repeat(140));
+        assertThat(PaymentRequests.payment(body, ACCEPTED).description()).hasSize(280);
+        body.put("description", "a\u0301\u0301");
+        assertThat(PaymentRequests.payment(body, ACCEPTED).description()).isEqualTo("a\u0301\u0301");
+        body.put("description", "\u115F");
+        assertThatThrownBy(() -> PaymentRequests.payment(body, ACCEPTED)).hasMessageContaining("visible");
+        assertThat(Money.currency("JPY", ACCEPTED).getDefaultFractionDigits()).isZero();
+        assertThat(Money.parse("1", Currency.getInstance("JPY")).code()).isEqualTo("JPY");
+    }
+
+    @Test
+    void anUnknownFieldIsNamedOnlyAsAShortAsciiFragment() {
+        String forty = "f".repeat(39) + "\u202E";
+        assertThatThrownBy(() -> PaymentRequests.refundAmount(object("{\"" + forty + "\":1}")))
+                .hasMessage("Unknown field '" + "f".repeat(39) + "?'.");
+        assertThatThrownBy(() -> PaymentRequests.refundAmount(object("{\"" + forty + "x\":1}")))
+                .hasMessage("Unknown field '" + "f".repeat(39) + "?...'.");
+        assertThat(FreeText.fragment(null)).isEmpty();
+    }
+
     private static ObjectNode object(String json) {
         return (ObjectNode) JSON.readTree(json);
     }

@@ -1,0 +1,61 @@
+package dev.outbox.relay.cdc;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+
+import dev.outbox.relay.publish.PublishProperties;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The engine's configuration, without an engine: what the operator sets reaches it, and wins. */
+class DebeziumSettingsTests {
+
+    static final DatabaseProperties DB = new DatabaseProperties("db1", 5433, "", "payments", "relay", "secret");
+
+    @Test
+    void theKafkaClientsCredentialsReachTheOffsetStore() {
+        Properties p = DebeziumSettings.of(
+                cdc(Map.of()),
+                DB,
+                kafka(Map.of("security.protocol", "SASL_PLAINTEXT", "sasl.mechanism", "SCRAM-SHA-512")));
+        assertThat(p)
+                .containsEntry("security.protocol", "SASL_PLAINTEXT")
+                .containsEntry("sasl.mechanism", "SCRAM-SHA-512")
+                .containsEntry("bootstrap.servers", "k1:9092")
+                .containsEntry("offset.storage.topic", "offsets")
+                .containsEntry("slot.name", "slot_a")
+                .containsEntry("database.port", "5433")
+                .containsEntry("heartbeat.interval.ms", "10000");
+    }
+
+    @Test
+    void anOperatorsDebeziumSettingWinsOverTheRelaysOwn() {
+        Properties p =
+                DebeziumSettings.of(cdc(Map.of("max.batch.size", "512", "slot.max.retries", "3")), DB, kafka(Map.of()));
+        assertThat(p).containsEntry("max.batch.size", "512").containsEntry("slot.max.retries", "3");
+        assertThat(DebeziumSettings.of(cdc(Map.of()), DB, kafka(Map.of())))
+                .containsEntry("max.batch.size", "2048")
+                .containsEntry("slot.max.retries", "30")
+                .doesNotContainKey("security.protocol");
+    }
+
+    private static CdcProperties cdc(Map<String, String> debezium) {
+        return new CdcProperties(
+                "slot_a",
+                "pub_a",
+                "offsets",
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(5),
+                4,
+                Duration.ofSeconds(1),
+                debezium);
+    }
+
+    private static PublishProperties kafka(Map<String, String> client) {
+        return new PublishProperties(
+                "k1:9092", dev.outbox.contract.Topics.DEFAULT_PATTERN, Duration.ofSeconds(15), client);
+    }
+}
