@@ -52,6 +52,14 @@ final class PipelineHarness implements AutoCloseable {
     private final Map<Component, Integer> ports = new EnumMap<>(Component.class);
     private final Path logs;
     private final String relayMode;
+    /**
+     * A second relay in the same mode, {@code -Dsoak.standby=true}: it waits for the leadership lock while the first
+     * streams. The two swap roles as the leader is killed; {@link #killRelayLeader()} says which one streamed.
+     */
+    private final boolean withStandby = Boolean.getBoolean("soak.standby");
+
+    private final Process[] relays = new Process[2];
+    private final int[] relayPorts = new int[2];
     /** Debezium on Kafka Connect in the relay's place, in the {@value #CONNECT} mode; otherwise {@code null}. */
     private final ConnectWorker connect;
 
@@ -92,9 +100,60 @@ final class PipelineHarness implements AutoCloseable {
                                 Topics.DEFAULT_PATTERN),
                         jvmArgs("connect"))
                 : null;
+        relayPorts[0] = ports.get(Component.RELAY);
+        relayPorts[1] = Ports.free();
         start(Component.API);
         start(Component.RELAY);
+        if (withStandby && connect == null) {
+            startRelay(1);
+        }
         start(Component.CONSUMER);
+    }
+
+    boolean withStandby() {
+        return withStandby && connect == null;
+    }
+
+    /**
+     * SIGKILLs whichever of the two relays streams, and answers its index (0 or 1); -1 if none streamed. The other
+     * relay is the standby that should take over.
+     */
+    int killRelayLeader() {
+        for (int i = 0; i < 2; i++) {
+            if (relays[i] != null && relayStreaming(relayPorts[i])) {
+                JavaProcess.kill(relays[i]);
+                relays[i] = null;
+                if (i == 0) {
+                    processes.remove(Component.RELAY);
+                }
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether either relay streams. */
+    boolean anyRelayStreaming() {
+        return (relays[0] != null && relayStreaming(relayPorts[0]))
+                || (relays[1] != null && relayStreaming(relayPorts[1]));
+    }
+
+    /** Starts relay {@code index} (0: the first, 1: the standby) and returns when it answers its health check. */
+    void startRelay(int index) {
+        if (index == 0) {
+            startService(Component.RELAY);
+            return;
+        }
+        Map<String, String> env = env(Component.RELAY);
+        env.put("RELAY_HTTP_PORT", String.valueOf(relayPorts[1]));
+        JavaProcess.Builder builder = BootJar.start(execJar(Component.RELAY), Path.of("target", "cds", "relay"), env);
+        builder.env(env).heap("384m").logTo(logs.resolve("relay-standby.log"));
+        RelayJvm.OPTIONS.forEach(builder::jvmArg);
+        jvmArgs("relay").forEach(builder::jvmArg);
+        relays[1] = builder.start();
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> Readiness.answers(relayPorts[1], "/actuator/health"));
     }
 
     TestPostgres postgres() {
@@ -167,6 +226,9 @@ final class PipelineHarness implements AutoCloseable {
         jvmArgs(component.name().toLowerCase()).forEach(builder::jvmArg);
         Process p = builder.start();
         processes.put(component, p);
+        if (component == Component.RELAY) {
+            relays[0] = p;
+        }
         await().atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(250))
                 .until(() -> Readiness.answers(
@@ -185,6 +247,9 @@ final class PipelineHarness implements AutoCloseable {
                 Process p = processes.remove(component);
                 if (p != null) {
                     JavaProcess.kill(p);
+                }
+                if (component == Component.RELAY) {
+                    relays[0] = null;
                 }
             }
         }
@@ -274,11 +339,14 @@ final class PipelineHarness implements AutoCloseable {
 
     /** Whether the relay's CDC engine streams (its health details, read with the admin token). */
     boolean relayStreaming() {
+        return relayStreaming(ports.get(Component.RELAY));
+    }
+
+    private static boolean relayStreaming(int port) {
         try {
             HttpResponse<String> health = HttpClient.newHttpClient()
                     .send(
-                            HttpRequest.newBuilder(URI.create(
-                                            "http://127.0.0.1:" + ports.get(Component.RELAY) + "/actuator/health"))
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
                                     .header("Authorization", "Bearer local-admin-token")
                                     .timeout(Duration.ofSeconds(2))
                                     .build(),
@@ -346,6 +414,9 @@ final class PipelineHarness implements AutoCloseable {
         }
         processes.values().forEach(JavaProcess::kill);
         processes.clear();
+        if (relays[1] != null) {
+            JavaProcess.kill(relays[1]);
+        }
         kafka.close();
         postgres.close();
     }

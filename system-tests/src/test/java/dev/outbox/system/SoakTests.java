@@ -89,6 +89,19 @@ class SoakTests {
                 wire = now;
                 Component victim = victims[random.nextInt(victims.length)];
                 long t0 = System.nanoTime();
+                if (victim == Component.RELAY && pipeline.withStandby()) {
+                    // the leader SIGKILLed: the standby takes the slot over; the killed one comes back as the standby
+                    int killed = pipeline.killRelayLeader();
+                    await().atMost(Duration.ofMinutes(3))
+                            .pollInterval(Duration.ofMillis(100))
+                            .until(pipeline::anyRelayStreaming);
+                    previous = "RELAY leader " + killed + ": kill -> standby streaming "
+                            + Duration.ofNanos(System.nanoTime() - t0).toMillis() + " ms";
+                    if (killed >= 0) {
+                        pipeline.startRelay(killed);
+                    }
+                    continue;
+                }
                 pipeline.kill(victim);
                 pipeline.start(victim);
                 previous = victim + ": kill -> healthy "
@@ -121,7 +134,7 @@ class SoakTests {
                     .until(() -> pipeline.check(false).holds());
             InvariantChecker.Report report = pipeline.check(true);
             System.out.printf(
-                    "%nSOAK %d min, kill every %d s, relay %s, seed %d%n  payments created: %d (refunds %d), "
+                    "%nSOAK %d min, kill every %d s, relay %s%s, seed %d%n  payments created: %d (refunds %d), "
                             + "client retries: %d%n  events on the wire: %d, duplicates on the wire: %d, redeliveries ignored by the "
                             + "inbox: %d%n  lost: %d, "
                             + "duplicated effects: %d%n  drained in %d ms after the load stopped%n  kills and recovery "
@@ -129,6 +142,7 @@ class SoakTests {
                     minutes,
                     killEvery,
                     mode,
+                    pipeline.withStandby() ? " with a standby" : "",
                     seed,
                     created.get(),
                     refunded.get(),

@@ -192,7 +192,10 @@ public final class Outbox {
      * on: a row pending then is counted, a row published stays published (a lease owner's mark is never undone but by
      * an update that makes the row ready again, and horizons only move forward), and any row made ready later is made
      * so by a transaction at or beyond that snapshot's xmin. So concurrent advances need no lock of their own. The
-     * row is written, and the statement commits durably, only when the floor moves.
+     * row is written, and the statement commits durably, only when the floor moves. The newest row is looked for from
+     * the base on: a range on ready_xid is what lets the planner read it from ix_outbox_ready (its predicate names
+     * ready_xid IS NOT NULL, which PostgreSQL no longer writes into a query on a NOT NULL column) instead of scanning
+     * the whole outbox.
      */
     private static final String ADVANCE_FLOOR = """
             WITH computed AS (
@@ -201,7 +204,8 @@ public final class Outbox {
                                WHERE message.ready_xid >= :base
                                  AND NOT message.published AND message.dead_lettered_at IS NULL),
                              COALESCE((SELECT max(message.ready_xid) + 1 FROM outbox_messages message
-                                        WHERE message.dead_lettered_at IS NULL), :base)) AS raised
+                                        WHERE message.ready_xid >= :base AND message.dead_lettered_at IS NULL),
+                                      :base)) AS raised
             ), updated AS (
                 UPDATE outbox_claim_floor
                    SET ready_xid = computed.raised

@@ -17,6 +17,8 @@ import dev.outbox.testing.SharedInfra;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
@@ -306,6 +308,63 @@ class StreamHorizonIntegrationTests {
                     .query()
                     .listOfRows();
         }
+    }
+
+    /**
+     * V6's fast paths (below every horizon's xmin: covered; at or beyond one's xmax: not) against V5's definition, for
+     * every transaction id in and around synthetic horizons (snapshots as PostgreSQL writes them: xmin is the oldest
+     * running transaction): one slot or two, a horizon not stored yet, a horizon older
+     * than its since, transactions running in either snapshot.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "no horizon stored yet          | 12:20:12,15    |                |             |",
+                "one horizon                    | 12:20:12,15    | 33:40:33,35    |             |",
+                "a horizon older than its since | 33:40:33       | 12:20:12       |             |",
+                "two slots                      | 5:5:           | 33:40:33,35    | 21:25:21,23 | 29:45:29,44",
+                "two slots, one not stored yet  | 5:5:           | 33:40:33,35    | 21:25:21,23 |",
+                "running in both snapshots      | 12:50:12,20,45 | 12:60:12,55,58 |             |",
+            })
+    void theFastPathsAgreeWithTheDefinitionOnEveryTransaction(
+            String name, String since1, String horizon1, String since2, String horizon2) {
+        OutboxRows.insert(database, 71, 1);
+        jdbc.sql("""
+                        UPDATE outbox_messages m SET ready_xid = n.xid
+                          FROM (SELECT id, 2 + row_number() OVER (ORDER BY id) AS xid FROM outbox_messages) n
+                         WHERE n.id = m.id
+                        """).update();
+        String horizon = """
+                INSERT INTO outbox_stream_horizon (slot_name, system_identifier, since, horizon, horizon_lsn)
+                VALUES (:slot, (SELECT system_identifier FROM pg_control_system()), CAST(:since AS pg_snapshot),
+                        CAST(:horizon AS pg_snapshot), '0/0')
+                """;
+        jdbc.sql(horizon)
+                .param("slot", "a")
+                .param("since", since1)
+                .param("horizon", horizon1)
+                .update();
+        if (since2 != null) {
+            jdbc.sql(horizon)
+                    .param("slot", "b")
+                    .param("since", since2)
+                    .param("horizon", horizon2)
+                    .update();
+        }
+
+        var counts = jdbc.sql("""
+                        SELECT count(*) FILTER (WHERE d.published) AS published,
+                               count(*) FILTER (WHERE d.published IS DISTINCT FROM
+                                   NOT EXISTS (SELECT FROM outbox_stream_horizons() h
+                                                WHERE NOT (pg_visible_in_snapshot(d.ready_xid::text::xid8, h.since)
+                                                           OR COALESCE(pg_visible_in_snapshot(
+                                                                   d.ready_xid::text::xid8, h.horizon), false))))
+                                   AS differ
+                          FROM outbox_delivery d
+                        """).query().singleRow();
+        assertThat(counts.get("differ")).as(name).isEqualTo(0L);
+        assertThat((Long) counts.get("published")).as(name).isBetween(1L, 70L);
     }
 
     /** Claimed once by a lease owner, marked, and then nothing is left: published exactly once. */

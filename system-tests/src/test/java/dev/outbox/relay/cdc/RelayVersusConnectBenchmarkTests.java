@@ -88,6 +88,12 @@ class RelayVersusConnectBenchmarkTests {
     /** Extra environment for the relay, {@code NAME=value} pairs separated by {@code |}, for trying settings. */
     static final String RELAY_ENV = System.getProperty("bench.relayEnv", "");
     /**
+     * PostgreSQL settings over the durable server's, {@code -Dbench.postgresSettings=k=v|k=v}: e.g. statement logging
+     * ({@code log_min_duration_statement=0|logging_collector=on|log_directory=/tmp/pglog}) to see what each contender
+     * runs besides its stream.
+     */
+    static final String POSTGRES_SETTINGS = System.getProperty("bench.postgresSettings", "");
+    /**
      * SQL run on every contender's database after the migrations, for trying a schema change side by side, e.g. the
      * outbox's fill factor: {@code -Dbench.schemaSql="ALTER TABLE outbox_messages SET (fillfactor = 70)"}.
      */
@@ -119,13 +125,25 @@ class RelayVersusConnectBenchmarkTests {
         }
     }
 
+    private static Map<String, String> postgresSettings() {
+        Map<String, String> settings = new LinkedHashMap<>();
+        for (String pair : POSTGRES_SETTINGS.split("\\|")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                settings.put(
+                        pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+            }
+        }
+        return settings;
+    }
+
     @Test
     void relayAgainstKafkaConnect() throws Exception {
         work = Files.createDirectories(Path.of("target", "contest-" + Long.toHexString(System.nanoTime()))
                 .toAbsolutePath());
         String connectClasspath = connectClasspath();
         // both servers' data goes when they stop; the logs stay in the work directory
-        try (TestPostgres durable = TestPostgres.start(true);
+        try (TestPostgres durable = TestPostgres.start(true, postgresSettings());
                 ChildKafka broker = ChildKafka.throwAway(Ports.free(), work.resolve("kafka"))
                         .start()) {
             pg = durable;
