@@ -263,14 +263,16 @@ final class PipelineHarness implements AutoCloseable {
         }
     }
 
-    /** The component's environment; {@code -Dharness.relayEnv=K=V,K=V} adds to the relay's, to try settings. */
+    /**
+     * The component's environment; {@code -Dharness.relayEnv=K=V,K=V} adds to the relay's, {@code harness.apiEnv}
+     * to the API's and {@code harness.consumerEnv} to the consumer's, to try settings.
+     */
     private Map<String, String> env(Component component) {
         Map<String, String> env = new java.util.HashMap<>(baseEnv(component));
-        if (component == Component.RELAY) {
-            for (String pair : System.getProperty("harness.relayEnv", "").split(",")) {
-                if (pair.contains("=")) {
-                    env.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
-                }
+        String added = "harness." + component.name().toLowerCase() + "Env";
+        for (String pair : System.getProperty(added, "").split(",")) {
+            if (pair.contains("=")) {
+                env.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
             }
         }
         return env;

@@ -35,6 +35,25 @@ public final class ProcessStats {
     }
 
     /**
+     * CPU of a process tree so far, in seconds: the process itself, its children that ended and were waited for
+     * (Linux's cutime and cstime: a PostgreSQL backend whose client disconnected), and every live descendant.
+     */
+    public static double treeCpuSeconds(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            double ended = (Long.parseLong(fields[13]) + Long.parseLong(fields[14])) / 100.0;
+            double live = ProcessHandle.of(pid).stream()
+                    .flatMap(ProcessHandle::descendants)
+                    .mapToDouble(h -> cpuSeconds(h.pid()))
+                    .sum();
+            return cpuSecondsOf(stat) + ended + live;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /**
      * What a PostgreSQL server process is, from the title it sets ({@code postgres: checkpointer}, {@code postgres:
      * autovacuum worker db}, {@code postgres: user db 127.0.0.1(5432) idle}): its kind, a client backend by its user
      * ({@code backend of user}); {@code postmaster} for a child that has not set its title yet (a fork still carries the

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 
+import dev.outbox.payments.jdbc.Write;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -17,11 +18,14 @@ final class IdempotencyKeys {
 
     /**
      * Takes the key, or takes over an expired one. A concurrent transaction holding the same key makes this
-     * statement wait until it commits or rolls back (the primary key is the arbiter), then return no row.
+     * statement wait until it commits or rolls back (the primary key is the arbiter), then return no row. The wait
+     * is bounded: the row to insert comes from the lock_wait query, which sets the transaction's lock_timeout
+     * before the insert can wait, in the same round trip.
      */
     private static final String CLAIM = """
+            WITH lock_wait AS (SELECT set_config('lock_timeout', :timeout, true))
             INSERT INTO idempotency_keys (client_id, idempotency_key, request_hash, created_at, expires_at)
-            VALUES (:client, :key, :hash, :now, :expiresAt)
+            SELECT :client, :key, :hash, CAST(:now AS timestamptz), CAST(:expiresAt AS timestamptz) FROM lock_wait
             ON CONFLICT (client_id, idempotency_key) DO UPDATE
                SET request_hash = EXCLUDED.request_hash,
                    response_status = NULL,
@@ -54,24 +58,19 @@ final class IdempotencyKeys {
                                                      LIMIT :batchSize)
             """;
 
-    private static final String LOCK_TIMEOUT = "SELECT set_config('lock_timeout', :timeout, true)";
-
     private final JdbcClient jdbc;
 
     IdempotencyKeys(JdbcClient jdbc) {
         this.jdbc = jdbc;
     }
 
-    /** Bounds how long this transaction waits for a concurrent holder of the same key. */
-    void limitLockWait(long millis) {
-        jdbc.sql(LOCK_TIMEOUT)
-                .param("timeout", millis + "ms")
-                .query(String.class)
-                .single();
-    }
-
-    boolean claim(String client, String key, String hash, Instant now, Instant expiresAt) {
+    /**
+     * Takes the key for this transaction, waiting at most {@code lockWaitMillis} for a concurrent holder (then a
+     * {@link org.springframework.dao.PessimisticLockingFailureException}); false when the key is recorded and live.
+     */
+    boolean claim(String client, String key, String hash, Instant now, Instant expiresAt, long lockWaitMillis) {
         return jdbc.sql(CLAIM)
+                .param("timeout", lockWaitMillis + "ms")
                 .param("client", client)
                 .param("key", key)
                 .param("hash", hash)
@@ -96,14 +95,14 @@ final class IdempotencyKeys {
                 .optional();
     }
 
-    void complete(String client, String key, StoredResponse response) {
-        jdbc.sql(COMPLETE)
-                .param("status", response.status())
-                .param("body", response.body())
-                .param("resourceId", response.resourceId())
-                .param("client", client)
-                .param("key", key)
-                .update();
+    /** Records the response of the key this transaction claimed; sent with the operation's own writes. */
+    Write completion(String client, String key, StoredResponse response) {
+        return Write.of(COMPLETE)
+                .with("status", response.status())
+                .with("body", response.body())
+                .with("resourceId", response.resourceId())
+                .with("client", client)
+                .with("key", key);
     }
 
     /** Deletes up to {@code batchSize} expired keys in its own (auto-commit) statement; returns how many. */

@@ -6,9 +6,13 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.function.Supplier;
 
+import dev.outbox.payments.jdbc.Write;
+import dev.outbox.payments.jdbc.Writes;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -27,29 +31,43 @@ import org.springframework.transaction.support.TransactionTemplate;
 public final class IdempotentOperations {
 
     private final IdempotencyKeys keys;
+    private final Writes writes;
     private final TransactionTemplate transaction;
     private final IdempotencyProperties settings;
     private final Clock clock;
 
     IdempotentOperations(
-            IdempotencyKeys keys, TransactionTemplate transaction, IdempotencyProperties settings, Clock clock) {
+            IdempotencyKeys keys,
+            Writes writes,
+            TransactionTemplate transaction,
+            IdempotencyProperties settings,
+            Clock clock) {
         this.keys = keys;
+        this.writes = writes;
         this.transaction = transaction;
         this.settings = settings;
         this.clock = clock;
     }
 
     /**
+     * Claims the key (one round trip, waiting at most the lock timeout for a concurrent holder), then runs the
+     * operation, which may read and lock what it needs, and sends the writes of its outcome together with the key's
+     * completion (one round trip) before the commit.
+     *
      * @param fingerprintParts the operation name and its normalized inputs; equal parts mean the same request
      */
-    public StoredResponse execute(
-            String client, String key, Supplier<StoredResponse> operation, String... fingerprintParts) {
+    public StoredResponse execute(String client, String key, Supplier<Outcome> operation, String... fingerprintParts) {
         String hash = fingerprint(fingerprintParts);
         try {
             return transaction.execute(tx -> {
-                keys.limitLockWait(settings.lockTimeout().toMillis());
                 Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
-                if (!keys.claim(client, key, hash, now, now.plus(settings.ttl()))) {
+                if (!keys.claim(
+                        client,
+                        key,
+                        hash,
+                        now,
+                        now.plus(settings.ttl()),
+                        settings.lockTimeout().toMillis())) {
                     IdempotencyKeys.Recorded recorded = keys.find(client, key).orElseThrow();
                     if (!recorded.requestHash().equals(hash)) {
                         throw new IdempotencyConflict(
@@ -58,9 +76,11 @@ public final class IdempotentOperations {
                     }
                     return recorded.response().asReplay();
                 }
-                StoredResponse response = operation.get();
-                keys.complete(client, key, response);
-                return response;
+                Outcome outcome = operation.get();
+                List<Write> all = new ArrayList<>(outcome.writes());
+                all.add(keys.completion(client, key, outcome.response()));
+                writes.send(all);
+                return outcome.response();
             });
         } catch (PessimisticLockingFailureException e) {
             throw new IdempotencyConflict(

@@ -2,12 +2,14 @@ package dev.outbox.payments.outbox;
 
 import java.sql.Timestamp;
 
+import dev.outbox.payments.jdbc.Write;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * Appends events to the outbox: the one statement that inserts into outbox_messages. Must join the business
+ * Appends events to the outbox: the one statement that inserts into outbox_messages, sent now ({@link #append}) or
+ * with the transaction's other writes ({@link #insert}). Must join the business
  * transaction: an event never commits without its change.
  */
 @Component
@@ -26,20 +28,26 @@ public final class OutboxWriter {
         this.jdbc = jdbc;
     }
 
+    /** Inserts the event now, in the caller's transaction. */
     public void append(OutboxEvent event) {
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             throw new IllegalStateException("an outbox event must be written in its business transaction");
         }
-        jdbc.sql(INSERT)
-                .param("id", event.id())
-                .param("aggregateType", event.aggregateType())
-                .param("aggregateId", event.aggregateId())
-                .param("aggregateVersion", event.aggregateVersion())
-                .param("eventType", event.eventType())
-                .param("schemaVersion", event.schemaVersion())
-                .param("payload", event.payloadJson())
-                .param("traceParent", event.traceParent())
-                .param("occurredAt", Timestamp.from(event.occurredAt()))
-                .update();
+        Write insert = insert(event);
+        jdbc.sql(insert.sql()).params(insert.params()).update();
+    }
+
+    /** The event's insert, for the caller to send with its transaction's other writes ({@code Writes}). */
+    public Write insert(OutboxEvent event) {
+        return Write.of(INSERT)
+                .with("id", event.id())
+                .with("aggregateType", event.aggregateType())
+                .with("aggregateId", event.aggregateId())
+                .with("aggregateVersion", event.aggregateVersion())
+                .with("eventType", event.eventType())
+                .with("schemaVersion", event.schemaVersion())
+                .with("payload", event.payloadJson())
+                .with("traceParent", event.traceParent())
+                .with("occurredAt", Timestamp.from(event.occurredAt()));
     }
 }

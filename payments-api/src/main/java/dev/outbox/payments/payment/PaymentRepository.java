@@ -8,10 +8,11 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.UUID;
 
+import dev.outbox.payments.jdbc.Write;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
-/** The payments and refunds tables. Writes must run inside the caller's transaction. */
+/** The payments and refunds tables. Its writes are sent by the caller, inside its transaction. */
 @Component
 final class PaymentRepository {
 
@@ -51,16 +52,16 @@ final class PaymentRepository {
         this.jdbc = jdbc;
     }
 
-    void insert(UUID id, String clientId, Money money, String description, Instant now) {
-        jdbc.sql(INSERT)
-                .param("id", id)
-                .param("clientId", clientId)
-                .param("amount", money.amount())
-                .param("currency", money.code())
-                .param("description", description)
-                .param("status", Payment.CREATED)
-                .param("now", Timestamp.from(now))
-                .update();
+    /** The payment's insert, sent with the transaction's other writes. */
+    Write insert(UUID id, String clientId, Money money, String description, Instant now) {
+        return Write.of(INSERT)
+                .with("id", id)
+                .with("clientId", clientId)
+                .with("amount", money.amount())
+                .with("currency", money.code())
+                .with("description", description)
+                .with("status", Payment.CREATED)
+                .with("now", Timestamp.from(now));
     }
 
     Optional<Payment> find(UUID id, String clientId) {
@@ -71,22 +72,27 @@ final class PaymentRepository {
                 .optional();
     }
 
-    /** Empty when the payment is not this client's or the refund would exceed what is left. */
-    Optional<Payment> refund(UUID paymentId, String clientId, UUID refundId, BigDecimal amount, Instant now) {
-        Optional<Payment> refunded = jdbc.sql(REFUND)
+    /**
+     * Adds the refund to the payment now (the row lock serializes concurrent refunds) and answers the payment as it
+     * is after it; empty when the payment is not this client's or the refund would exceed what is left.
+     */
+    Optional<Payment> refund(UUID paymentId, String clientId, BigDecimal amount, Instant now) {
+        return jdbc.sql(REFUND)
                 .param("amount", amount)
                 .param("now", Timestamp.from(now))
                 .param("id", paymentId)
                 .param("clientId", clientId)
                 .query(PaymentRepository::map)
                 .optional();
-        refunded.ifPresent(p -> jdbc.sql(INSERT_REFUND)
-                .param("id", refundId)
-                .param("paymentId", paymentId)
-                .param("amount", amount)
-                .param("now", Timestamp.from(now))
-                .update());
-        return refunded;
+    }
+
+    /** The refund's own row, sent with the transaction's other writes after {@link #refund} succeeded. */
+    Write refundRow(UUID refundId, UUID paymentId, BigDecimal amount, Instant now) {
+        return Write.of(INSERT_REFUND)
+                .with("id", refundId)
+                .with("paymentId", paymentId)
+                .with("amount", amount)
+                .with("now", Timestamp.from(now));
     }
 
     private static Payment map(ResultSet rs, int row) throws SQLException {

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Currency;
+import java.util.List;
 import java.util.UUID;
 
 import dev.outbox.contract.EventTypes;
@@ -12,7 +13,9 @@ import dev.outbox.contract.PaymentPayloads.PaymentCreated;
 import dev.outbox.contract.PaymentPayloads.PaymentRefunded;
 import dev.outbox.contract.TimeOrderedIds;
 import dev.outbox.payments.idempotency.IdempotentOperations;
+import dev.outbox.payments.idempotency.Outcome;
 import dev.outbox.payments.idempotency.StoredResponse;
+import dev.outbox.payments.jdbc.Write;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.payments.outbox.OutboxWriter;
 import dev.outbox.payments.payment.PaymentRequests.NewPayment;
@@ -61,8 +64,8 @@ final class PaymentService {
                 key,
                 () -> {
                     Instant now = now();
-                    payments.insert(paymentId, clientId, money, request.description(), now);
-                    outbox.append(new OutboxEvent(
+                    Write payment = payments.insert(paymentId, clientId, money, request.description(), now);
+                    Write event = outbox.insert(new OutboxEvent(
                             eventId,
                             EventTypes.PAYMENT,
                             paymentId,
@@ -84,7 +87,9 @@ final class PaymentService {
                             1,
                             now,
                             now);
-                    return StoredResponse.created(json.writeValueAsBytes(PaymentView.of(created)), paymentId);
+                    return new Outcome(
+                            StoredResponse.created(json.writeValueAsBytes(PaymentView.of(created)), paymentId),
+                            List.of(payment, event));
                 },
                 "POST /payments",
                 money.plain(),
@@ -108,10 +113,11 @@ final class PaymentService {
                 key,
                 () -> {
                     Instant now = now();
-                    Payment refunded = payments.refund(paymentId, clientId, refundId, money.amount(), now)
+                    Payment refunded = payments.refund(paymentId, clientId, money.amount(), now)
                             .orElseThrow(RefundExceedsPayment::new);
+                    Write refund = payments.refundRow(refundId, paymentId, money.amount(), now);
                     String refundedTotal = PaymentViews.scaled(refunded.refundedAmount(), refunded.currency());
-                    outbox.append(new OutboxEvent(
+                    Write event = outbox.insert(new OutboxEvent(
                             eventId,
                             EventTypes.PAYMENT,
                             paymentId,
@@ -124,7 +130,8 @@ final class PaymentService {
                             now));
                     RefundView view = new RefundView(
                             refundId, paymentId, money.plain(), money.code(), refunded.status(), refunded.version());
-                    return StoredResponse.created(json.writeValueAsBytes(view), refundId);
+                    return new Outcome(
+                            StoredResponse.created(json.writeValueAsBytes(view), refundId), List.of(refund, event));
                 },
                 "POST /payments/" + paymentId + "/refunds",
                 money.plain(),

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import javax.sql.DataSource;
 
+import dev.outbox.payments.jdbc.Writes;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -16,6 +17,7 @@ public final class BenchmarkIdempotency {
     public static IdempotentOperations operations(DataSource dataSource, Clock clock) {
         return new IdempotentOperations(
                 new IdempotencyKeys(JdbcClient.create(dataSource)),
+                new Writes(JdbcClient.create(dataSource)),
                 new TransactionTemplate(new DataSourceTransactionManager(dataSource)),
                 new IdempotencyProperties(Duration.ofHours(24), Duration.ofSeconds(5), Duration.ofMinutes(5), 500),
                 clock);
