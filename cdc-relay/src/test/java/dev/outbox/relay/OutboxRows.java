@@ -10,6 +10,7 @@ import javax.sql.DataSource;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.TimeOrderedIds;
 import dev.outbox.local.LocalCredentials;
+import dev.outbox.payments.jdbc.Writes;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.payments.outbox.OutboxWriter;
 import dev.outbox.testing.SharedInfra;
@@ -95,11 +96,12 @@ public final class OutboxRows {
         return events;
     }
 
-    /** Writes the events through payments-api's OutboxWriter, all in one transaction. */
+    /** Writes the events through payments-api's OutboxWriter, all in one transaction, one statement each. */
     public static void write(DataSource dataSource, List<OutboxEvent> events) {
-        OutboxWriter writer = new OutboxWriter(JdbcClient.create(dataSource));
+        OutboxWriter writer = new OutboxWriter();
+        Writes writes = new Writes(JdbcClient.create(dataSource));
         new TransactionTemplate(new DataSourceTransactionManager(dataSource))
-                .executeWithoutResult(tx -> events.forEach(writer::append));
+                .executeWithoutResult(tx -> events.forEach(e -> writes.send(List.of(writer.insert(e)))));
     }
 
     public static List<String> ids(List<OutboxEvent> events) {

@@ -7,6 +7,7 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.outbox.local.LocalCredentials;
+import dev.outbox.payments.jdbc.Writes;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.payments.outbox.OutboxWriter;
 import dev.outbox.relay.OutboxRows;
@@ -221,7 +222,7 @@ class StreamHorizonIntegrationTests {
         try (Connection c = SharedInfra.postgres().connect(database)) {
             SingleConnectionDataSource one = new SingleConnectionDataSource(c, true);
             new TransactionTemplate(new DataSourceTransactionManager(one)).executeWithoutResult(tx -> {
-                new OutboxWriter(JdbcClient.create(one)).append(held);
+                new Writes(JdbcClient.create(one)).send(List.of(new OutboxWriter().insert(held)));
                 JdbcClient.create(one).sql("PREPARE TRANSACTION '" + gid + "'").update();
             });
         }

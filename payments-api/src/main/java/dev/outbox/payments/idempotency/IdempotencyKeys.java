@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 import dev.outbox.payments.jdbc.Write;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -97,12 +98,14 @@ final class IdempotencyKeys {
 
     /** Records the response of the key this transaction claimed; sent with the operation's own writes. */
     Write completion(String client, String key, StoredResponse response) {
-        return Write.of(COMPLETE)
-                .with("status", response.status())
-                .with("body", response.body())
-                .with("resourceId", response.resourceId())
-                .with("client", client)
-                .with("key", key);
+        return new Write(
+                COMPLETE,
+                new MapSqlParameterSource()
+                        .addValue("status", response.status())
+                        .addValue("body", response.body())
+                        .addValue("resourceId", response.resourceId())
+                        .addValue("client", client)
+                        .addValue("key", key));
     }
 
     /** Deletes up to {@code batchSize} expired keys in its own (auto-commit) statement; returns how many. */

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterUtils;
 import org.springframework.jdbc.core.namedparam.ParsedSql;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -42,12 +41,11 @@ public final class Writes {
         List<Object> values = new ArrayList<>();
         for (Write write : writes) {
             ParsedSql statement = parsed.computeIfAbsent(write.sql(), NamedParameterUtils::parseSqlStatement);
-            MapSqlParameterSource params = new MapSqlParameterSource(write.params());
             if (!sql.isEmpty()) {
                 sql.append(";\n");
             }
-            sql.append(NamedParameterUtils.substituteNamedParameters(statement, params));
-            values.addAll(Arrays.asList(NamedParameterUtils.buildValueArray(statement, params, null)));
+            sql.append(NamedParameterUtils.substituteNamedParameters(statement, write.params()));
+            values.addAll(Arrays.asList(NamedParameterUtils.buildValueArray(statement, write.params(), null)));
         }
         jdbc.sql(sql.toString()).params(values).update();
     }

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 import dev.outbox.payments.jdbc.Write;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
@@ -54,14 +55,16 @@ final class PaymentRepository {
 
     /** The payment's insert, sent with the transaction's other writes. */
     Write insert(UUID id, String clientId, Money money, String description, Instant now) {
-        return Write.of(INSERT)
-                .with("id", id)
-                .with("clientId", clientId)
-                .with("amount", money.amount())
-                .with("currency", money.code())
-                .with("description", description)
-                .with("status", Payment.CREATED)
-                .with("now", Timestamp.from(now));
+        return new Write(
+                INSERT,
+                new MapSqlParameterSource()
+                        .addValue("id", id)
+                        .addValue("clientId", clientId)
+                        .addValue("amount", money.amount())
+                        .addValue("currency", money.code())
+                        .addValue("description", description)
+                        .addValue("status", Payment.CREATED)
+                        .addValue("now", Timestamp.from(now)));
     }
 
     Optional<Payment> find(UUID id, String clientId) {
@@ -88,11 +91,13 @@ final class PaymentRepository {
 
     /** The refund's own row, sent with the transaction's other writes after {@link #refund} succeeded. */
     Write refundRow(UUID refundId, UUID paymentId, BigDecimal amount, Instant now) {
-        return Write.of(INSERT_REFUND)
-                .with("id", refundId)
-                .with("paymentId", paymentId)
-                .with("amount", amount)
-                .with("now", Timestamp.from(now));
+        return new Write(
+                INSERT_REFUND,
+                new MapSqlParameterSource()
+                        .addValue("id", refundId)
+                        .addValue("paymentId", paymentId)
+                        .addValue("amount", amount)
+                        .addValue("now", Timestamp.from(now)));
     }
 
     private static Payment map(ResultSet rs, int row) throws SQLException {

@@ -27,7 +27,7 @@ public final class BenchmarkPayments {
         this.service = new PaymentService(
                 BenchmarkIdempotency.operations(dataSource, clock),
                 new PaymentRepository(jdbc),
-                new OutboxWriter(jdbc),
+                new OutboxWriter(),
                 BenchmarkTrace.withoutTracer(),
                 JsonMapper.builder().build(),
                 clock);
