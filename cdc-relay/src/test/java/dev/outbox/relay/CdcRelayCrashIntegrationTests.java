@@ -22,7 +22,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The relay is SIGKILLed mid-stream and restarted: every event reaches the topic (duplicates allowed, with the
  * same id), none is missing, and every row ends up published. Then two instances share one slot: only
- * one streams, and when it is killed the standby takes over.
+ * one streams, and when it is killed the standby takes over; when it stops answering instead, the standby ends the
+ * walsender it left holding the slot.
  */
 class CdcRelayCrashIntegrationTests {
 
@@ -191,6 +192,62 @@ class CdcRelayCrashIntegrationTests {
 
             RelayFixtures.assertTopicHoldsExactly(
                     SharedInfra.kafka().adminClientProperties(), topic, inserted, Duration.ofSeconds(120));
+        }
+    }
+
+    /**
+     * A leader that stops answering while its connections stay open (a long pause, a partition): its lock's session
+     * is ended, the standby takes the lock, and the frozen leader's walsender still holds the slot. With
+     * wal_sender_timeout off for this database that walsender would hold it until TCP gave up, hours later; the new
+     * leader ends it and streams while the old leader is still there, frozen.
+     */
+    @Test
+    void aNewLeaderEndsTheWalsenderOfALeaderThatStoppedAnswering() throws Exception {
+        String database = OutboxRows.migratedDatabase();
+        String suffix = "frozen" + Long.toHexString(System.nanoTime());
+        String slot = "slot_" + suffix;
+        String topic = "t-" + suffix + ".payment.events";
+        String kafka = SharedInfra.kafka().bootstrapServers();
+        try (Connection admin = SharedInfra.postgres().connect(database);
+                var s = admin.createStatement()) {
+            s.execute("ALTER DATABASE " + database + " SET wal_sender_timeout = 0");
+        }
+        Map<String, String> envA = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
+        Map<String, String> envB = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
+
+        try (RelayProcess a = new RelayProcess(envA, suffix + "-a").start();
+                RelayProcess b = new RelayProcess(envB, suffix + "-b").start()) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> "leader".equals(a.role()) || "leader".equals(b.role()));
+            RelayProcess leader = "leader".equals(a.role()) ? a : b;
+            RelayProcess standby = leader == a ? b : a;
+            RelayFixtures.awaitSlotActive(database, slot);
+            await().atMost(Duration.ofSeconds(30)).until(() -> "standby".equals(standby.role()));
+            long walsender = RelayFixtures.count(
+                    database, "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
+
+            leader.freeze();
+            assertThat(RelayFixtures.count(
+                            database,
+                            "SELECT count(pg_terminate_backend(pid)) FROM pg_locks WHERE locktype = 'advisory'"
+                                    + " AND granted AND database = (SELECT oid FROM pg_database"
+                                    + " WHERE datname = current_database())"))
+                    .as("the frozen leader's lock session ended")
+                    .isEqualTo(1);
+            await().atMost(Duration.ofSeconds(60)).until(() -> "leader".equals(standby.role()));
+            List<OutboxEvent> inserted = OutboxRows.insert(database, 100, 1);
+            RelayFixtures.assertTopicHoldsExactly(
+                    SharedInfra.kafka().adminClientProperties(), topic, inserted, Duration.ofSeconds(120));
+
+            assertThat(leader.alive())
+                    .as("the old leader, frozen, is still there")
+                    .isTrue();
+            assertThat(RelayFixtures.count(database, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + walsender))
+                    .as("its walsender was ended")
+                    .isZero();
+            assertThat(RelayFixtures.count(
+                            database, "SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))
+                    .as("the new leader's walsender holds the slot")
+                    .isNotIn(0L, walsender);
         }
     }
 }

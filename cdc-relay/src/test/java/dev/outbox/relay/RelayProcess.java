@@ -59,6 +59,21 @@ public final class RelayProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * SIGSTOP: the process stops answering while every connection it holds stays open, as a leader does in a long
+     * pause or behind a partition. {@link #kill()} ends it.
+     */
+    public void freeze() throws IOException, InterruptedException {
+        Process stop = new ProcessBuilder("kill", "-STOP", String.valueOf(process.pid())).start();
+        if (stop.waitFor() != 0) {
+            throw new IllegalStateException("kill -STOP " + process.pid() + " failed");
+        }
+    }
+
+    public boolean alive() {
+        return process != null && process.isAlive();
+    }
+
     /** "leader", "standby" or "starting"; {@code null} while the process does not answer. */
     public String role() {
         JsonNode health = health();

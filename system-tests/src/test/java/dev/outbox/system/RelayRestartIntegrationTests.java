@@ -15,7 +15,8 @@ import dev.outbox.relay.RelayProcess;
 import dev.outbox.testing.Ports;
 import dev.outbox.testing.SharedInfra;
 import dev.outbox.testing.TopicReader;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
@@ -27,18 +28,21 @@ import static org.awaitility.Awaitility.await;
  * for the rows written meanwhile. Nothing is lost, and the restart republishes no more than the design promises:
  * the events the stream delivered after its last stored horizon (one a second), bounded here by the events written in
  * the two seconds before the kill. (The safety net, which sees the rows waiting, and CDC, which resumes from its
- * offset, must not both publish them.) The restart's phases are measured and printed, never asserted.
+ * offset, must not both publish them.) The restart's phases are measured and printed, never asserted. In both modes
+ * that stream: cdc, and auto (which streams as cdc does while logical replication is there).
  */
 class RelayRestartIntegrationTests {
 
-    @Test
-    void aRestartRepublishesOnlyWhatCameAfterTheLastStoredHorizon() throws Exception {
+    @ParameterizedTest(name = "relay.mode={0}")
+    @ValueSource(strings = {"cdc", "auto"})
+    void aRestartRepublishesOnlyWhatCameAfterTheLastStoredHorizon(String mode) throws Exception {
         String database = OutboxRows.migratedDatabase();
-        String suffix = "restart" + Long.toHexString(System.nanoTime());
+        String suffix = "restart" + mode + Long.toHexString(System.nanoTime());
         String slot = "slot_" + suffix;
         String topic = "t-" + suffix + ".payment.events";
         Map<String, String> env =
                 RelayFixtures.relayEnv(database, SharedInfra.kafka().bootstrapServers(), suffix, Ports.free());
+        env.put("RELAY_MODE", mode);
         env.put("RELAY_SAFETY_NET_GRACE", "3s");
         env.put("RELAY_SAFETY_NET_INTERVAL", "1s");
         JdbcClient jdbc = JdbcClient.create(OutboxRows.dataSource(database));
@@ -95,9 +99,16 @@ class RelayRestartIntegrationTests {
             long[] wire = wire(topic, events);
             long duplicates = wire[0] - wire[1];
             System.out.printf(
-                    "relay restart: kill -> slot free %d ms, -> leader %d ms, -> streaming %d ms, "
+                    "relay restart (" + mode + "): kill -> slot free %d ms, -> leader %d ms, -> streaming %d ms, "
                             + "-> first event published %d ms; %d events, %d records, %d duplicates (bound %d)%n",
-                    slotFreed, leader, streaming, firstEvent, events, wire[0], duplicates, republishable);
+                    slotFreed,
+                    leader,
+                    streaming,
+                    firstEvent,
+                    events,
+                    wire[0],
+                    duplicates,
+                    republishable);
             assertThat(wire[1]).as("every event on the topic").isEqualTo(events);
             assertThat(duplicates)
                     .as("records sent twice because of the restart")
