@@ -112,6 +112,24 @@ public final class RelayProcess implements AutoCloseable {
         return meters;
     }
 
+    /** One meter from the Prometheus endpoint, summed over the series whose tag {@code tag} is {@code value}. */
+    public double meter(String name, String tag, String value) throws IOException, InterruptedException {
+        HttpResponse<String> response = get("/actuator/prometheus");
+        if (response.statusCode() != 200) {
+            throw new IllegalStateException("the relay's metrics answered " + response.statusCode());
+        }
+        String series = name + "{";
+        String label = tag + "=\"" + value + "\"";
+        double sum = 0;
+        for (String line : response.body().split("\n")) {
+            if (line.startsWith(series)
+                    && line.substring(series.length(), line.lastIndexOf('}')).contains(label)) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+
     private JsonNode health() {
         try {
             HttpResponse<String> response = get("/actuator/health");

@@ -9,12 +9,15 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -34,15 +37,14 @@ import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.PaymentsApplication;
 import dev.outbox.reconcile.InvariantChecker;
 import dev.outbox.relay.OutboxRows;
-import dev.outbox.relay.RelayApplication;
+import dev.outbox.relay.RelayProcess;
 import dev.outbox.testing.Ports;
 import dev.outbox.testing.ReplicatedPostgres;
 import dev.outbox.testing.SharedInfra;
 import dev.outbox.testing.TopicReader;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -79,27 +81,72 @@ class PostgresFailoverIntegrationTests {
 
     private static final Pattern PAYMENT_ID = Pattern.compile("\"id\"\\s*:\\s*\"([0-9a-f-]{36})\"");
 
+    /**
+     * The three failovers run at once, each on its own primary and standby and with its own API, relay and consumer,
+     * sharing the broker: started together before the tests, each test waits for its own and reports its outcome.
+     * Nothing in them is timed, so sharing two cores slows them without changing what they assert.
+     */
+    private static final Map<String, CompletableFuture<Void>> RUNS = new ConcurrentHashMap<>();
+
+    private static final ExecutorService FAILOVERS = Executors.newFixedThreadPool(3);
+
+    @BeforeAll
+    static void startTheThreeFailovers() {
+        run("cdc", true);
+        run("cdc", false);
+        run("polling", true);
+    }
+
+    private static void run(String mode, boolean slotSync) {
+        RUNS.put(
+                mode + slotSync,
+                CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                new PostgresFailoverIntegrationTests().failoverUnderLoad(mode, slotSync);
+                            } catch (Exception e) {
+                                throw new CompletionException(e);
+                            }
+                        },
+                        FAILOVERS));
+    }
+
+    @AfterAll
+    static void stopTheFailovers() {
+        FAILOVERS.shutdownNow();
+    }
+
+    private static void outcome(String mode, boolean slotSync) throws Exception {
+        try {
+            RUNS.get(mode + slotSync).get(15, TimeUnit.MINUTES);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() instanceof CompletionException c ? c.getCause() : e.getCause();
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw (Exception) cause;
+        }
+    }
+
     @Test
     void cdcRelayResumesFromTheSynchronizedSlotAfterFailover() throws Exception {
-        failoverUnderLoad("cdc", true);
+        outcome("cdc", true);
     }
 
     /**
-     * Tagged: a standby that does not synchronize slots, so the promoted standby has no slot. The relay does not
-     * refuse to start (offset.mismatch.strategy=trust_slot): it creates a new slot and streams from there; what was
-     * committed between its last offset and the new slot is published by the safety net after its grace period.
+     * A standby that does not synchronize slots, so the promoted standby has no slot. The relay does not refuse to
+     * start (offset.mismatch.strategy=trust_slot): it creates a new slot and streams from there; what was committed
+     * between its last offset and the new slot is published by the safety net after its grace period.
      */
     @Test
-    @Tag("failover")
     void cdcRelayCarriesOnWhenThePromotedStandbyHasNoSlot() throws Exception {
-        failoverUnderLoad("cdc", false);
+        outcome("cdc", false);
     }
 
-    /** Tagged: the same failover in polling mode, run with {@code -Pfailover} (keeps the default build short). */
+    /** The same failover in polling mode: the claims follow the multi-host URL to the promoted standby. */
     @Test
-    @Tag("failover")
     void pollingRelayFollowsThePromotedStandby() throws Exception {
-        failoverUnderLoad("polling", true);
+        outcome("polling", true);
     }
 
     private void failoverUnderLoad(String mode, boolean slotSync) throws Exception {
@@ -108,26 +155,24 @@ class PostgresFailoverIntegrationTests {
         String topic = "t-" + suffix + ".payment.events";
         String slot = "slot_" + suffix;
         Map<String, Object> kafka = SharedInfra.kafka().adminClientProperties();
-        HoldResponse.COMMITTED = new CountDownLatch(1);
-        HoldResponse.RELEASE = new CountDownLatch(1);
         try (ReplicatedPostgres pg = ReplicatedPostgres.start(true, slotSync)) {
             pg.createDatabase("payments").createDatabase("accounting");
             OutboxRows.migrate(
                     pg.jdbcUrl("payments"), LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
-            try (ConfigurableApplicationContext relay = RelayApplication.builder()
-                            .run(
-                                    "--server.port=" + Ports.free(),
-                                    "--relay.mode=" + mode,
-                                    // no host, no port: the list of servers that may be the primary
-                                    "--relay.db.hosts=" + pg.hosts(),
-                                    "--relay.db.name=payments",
-                                    "--relay.kafka.bootstrap-servers="
-                                            + SharedInfra.kafka().bootstrapServers(),
-                                    "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
-                                    "--relay.cdc.slot-name=" + slot,
-                                    "--relay.cdc.offsets-topic=offsets-" + suffix,
-                                    "--relay.safety-net.grace=" + (slotSync ? "60s" : "10s"),
-                                    "--relay.safety-net.interval=" + (slotSync ? "10s" : "2s"));
+            Map<String, String> relayEnv = new HashMap<>();
+            relayEnv.put("RELAY_MODE", mode);
+            // no host, no port: the list of servers that may be the primary
+            relayEnv.put("RELAY_DB_HOSTS", pg.hosts());
+            relayEnv.put("RELAY_DB_NAME", "payments");
+            relayEnv.put("KAFKA_BOOTSTRAP_SERVERS", SharedInfra.kafka().bootstrapServers());
+            relayEnv.put("RELAY_TOPIC_PATTERN", "t-" + suffix + ".{aggregateType}.events");
+            relayEnv.put("RELAY_CDC_SLOT", slot);
+            relayEnv.put("RELAY_CDC_OFFSETS_TOPIC", "offsets-" + suffix);
+            relayEnv.put("RELAY_SAFETY_NET_GRACE", slotSync ? "60s" : "10s");
+            relayEnv.put("RELAY_SAFETY_NET_INTERVAL", slotSync ? "10s" : "2s");
+            relayEnv.put("RELAY_HTTP_PORT", String.valueOf(Ports.free()));
+            // the relay in its own JVM, as it runs in production (and Debezium's JMX names are per JVM)
+            try (RelayProcess relay = new RelayProcess(relayEnv, suffix).start();
                     ConfigurableApplicationContext api = new SpringApplicationBuilder(
                                     PaymentsApplication.class, HoldResponse.class)
                             .run(
@@ -145,6 +190,7 @@ class PostgresFailoverIntegrationTests {
                                             + SharedInfra.kafka().bootstrapServers(),
                                     "--spring.kafka.consumer.group-id=" + suffix,
                                     "--accounting.topic=" + topic)) {
+                HoldResponse hold = api.getBean(HoldResponse.class);
                 String base = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
                 Clients clients = new Clients(base, suffix);
                 int warmUp = 0;
@@ -193,7 +239,7 @@ class PostgresFailoverIntegrationTests {
                     String heldKey = suffix + "-held-after-commit";
                     CompletableFuture<Clients.Answer> heldFirst =
                             CompletableFuture.supplyAsync(() -> clients.post(heldKey, Duration.ofSeconds(5)));
-                    assertThat(HoldResponse.COMMITTED.await(30, TimeUnit.SECONDS))
+                    assertThat(hold.committed.await(30, TimeUnit.SECONDS))
                             .as("the held request committed")
                             .isTrue();
                     // A request whose commit is in flight at the kill: the primary's WAL sender is paused, so the
@@ -216,7 +262,7 @@ class PostgresFailoverIntegrationTests {
                     Clients.Answer inFlightAnswer = inFlightFirst.get();
                     Clients.Answer heldRetry = clients.retryUntilCreated(heldKey);
                     Clients.Answer inFlightRetry = clients.retryUntilCreated(inFlightKey);
-                    HoldResponse.RELEASE.countDown();
+                    hold.release.countDown();
                     int afterPromotion = clients.created.get();
                     await().atMost(Duration.ofSeconds(120))
                             .until(() -> clients.created.get() >= afterPromotion + AFTER_PROMOTION
@@ -265,7 +311,7 @@ class PostgresFailoverIntegrationTests {
                                 "SELECT count(*) FROM payments WHERE id::text IN ('"
                                         + String.join("','", clients.paymentIds) + "')");
                         String slotOnNewPrimary = mode.equals("cdc") ? slotState(p, slot) : "n/a";
-                        double safetyNet = claimedBySafetyNet(relay);
+                        double safetyNet = relay.meter("outbox_polling_claimed_total", "role", "safety-net");
 
                         System.out.println("failover[" + label + "]: " + report);
                         System.out.println("failover[" + label + "]: SIGKILL -> postmaster gone "
@@ -480,24 +526,24 @@ class PostgresFailoverIntegrationTests {
      */
     @Configuration(proxyBeanMethods = false)
     static class HoldResponse {
-        static volatile CountDownLatch COMMITTED = new CountDownLatch(1);
-        static volatile CountDownLatch RELEASE = new CountDownLatch(1);
+        final CountDownLatch committed = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
 
         @Bean
         FilterRegistrationBean<Filter> holdResponseAfterCommit() {
             Filter filter = (request, response, chain) -> {
                 HttpServletRequest http = (HttpServletRequest) request;
                 String key = http.getHeader("Idempotency-Key");
-                if (key == null || !key.endsWith("-held-after-commit") || COMMITTED.getCount() == 0) {
+                if (key == null || !key.endsWith("-held-after-commit") || committed.getCount() == 0) {
                     chain.doFilter(request, response);
                     return;
                 }
                 ContentCachingResponseWrapper held = new ContentCachingResponseWrapper((HttpServletResponse) response);
                 chain.doFilter(request, held);
                 if (held.getStatus() == 201) {
-                    COMMITTED.countDown();
+                    committed.countDown();
                     try {
-                        RELEASE.await(120, TimeUnit.SECONDS);
+                        release.await(120, TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -539,13 +585,5 @@ class PostgresFailoverIntegrationTests {
             rs.next();
             return rs.getLong(1);
         }
-    }
-
-    private static double claimedBySafetyNet(ConfigurableApplicationContext relay) {
-        Counter c = relay.getBean(MeterRegistry.class)
-                .find("outbox_polling_claimed")
-                .tag("role", "safety-net")
-                .counter();
-        return c == null ? 0 : c.count();
     }
 }
