@@ -68,6 +68,7 @@ class ConsumerCrashIntegrationTests {
         Process first = JavaProcess.builder(PausingConsumer.class.getName())
                 .env(crashing)
                 .heap("384m")
+                .jvmArg("-XX:TieredStopAtLevel=1")
                 .logTo(Path.of("target", "consumer-crash-1.log"))
                 .start();
         try {
@@ -82,6 +83,7 @@ class ConsumerCrashIntegrationTests {
         Process second = JavaProcess.builder(AccountingApplication.class.getName())
                 .env(env)
                 .heap("384m")
+                .jvmArg("-XX:TieredStopAtLevel=1")
                 .logTo(Path.of("target", "consumer-crash-2.log"))
                 .start();
         try {

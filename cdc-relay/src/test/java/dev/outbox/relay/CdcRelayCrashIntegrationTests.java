@@ -40,7 +40,7 @@ class CdcRelayCrashIntegrationTests {
         String kafka = SharedInfra.kafka().bootstrapServers();
         Map<String, String> env = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
 
-        try (RelayProcess relay = new RelayProcess(env, suffix).start();
+        try (RelayProcess relay = new RelayProcess(env, suffix).c1Only().start();
                 OutboxWriterThread writer = new OutboxWriterThread(OutboxRows.dataSource(database))) {
             RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
             writer.start();
@@ -90,7 +90,7 @@ class CdcRelayCrashIntegrationTests {
         env.put("RELAY_SAFETY_NET_GRACE", "1h");
         Map<String, Object> client = SharedInfra.kafka().adminClientProperties();
 
-        try (RelayProcess relay = new RelayProcess(env, suffix).start()) {
+        try (RelayProcess relay = new RelayProcess(env, suffix).c1Only().start()) {
             RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
             relay.kill();
             List<OutboxEvent> inserted = OutboxRows.insert(database, 200, 2);
@@ -168,8 +168,8 @@ class CdcRelayCrashIntegrationTests {
         Map<String, String> envA = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
         Map<String, String> envB = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
 
-        try (RelayProcess a = new RelayProcess(envA, suffix + "-a").start();
-                RelayProcess b = new RelayProcess(envB, suffix + "-b").start()) {
+        try (RelayProcess a = new RelayProcess(envA, suffix + "-a").c1Only().start();
+                RelayProcess b = new RelayProcess(envB, suffix + "-b").c1Only().start()) {
             await().atMost(Duration.ofSeconds(60)).until(() -> "leader".equals(a.role()) || "leader".equals(b.role()));
             RelayProcess leader = "leader".equals(a.role()) ? a : b;
             RelayProcess standby = leader == a ? b : a;
@@ -215,8 +215,8 @@ class CdcRelayCrashIntegrationTests {
         Map<String, String> envA = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
         Map<String, String> envB = RelayFixtures.relayEnv(database, kafka, suffix, Ports.free());
 
-        try (RelayProcess a = new RelayProcess(envA, suffix + "-a").start();
-                RelayProcess b = new RelayProcess(envB, suffix + "-b").start()) {
+        try (RelayProcess a = new RelayProcess(envA, suffix + "-a").c1Only().start();
+                RelayProcess b = new RelayProcess(envB, suffix + "-b").c1Only().start()) {
             await().atMost(Duration.ofSeconds(60)).until(() -> "leader".equals(a.role()) || "leader".equals(b.role()));
             RelayProcess leader = "leader".equals(a.role()) ? a : b;
             RelayProcess standby = leader == a ? b : a;

@@ -225,8 +225,9 @@ class CdcRelayIntegrationTests {
         byte[] random = new byte[150_000];
         new java.util.Random(7).nextBytes(random);
         String huge = java.util.Base64.getEncoder().encodeToString(random);
-        OutboxEvent big =
-                OutboxRows.event(UUID.randomUUID(), 1, "{\"blob\":\"" + huge + "\",\"password\":\"hunter2\"}");
+        UUID payment = UUID.randomUUID();
+        OutboxEvent big = OutboxRows.event(
+                payment, 1, OutboxRows.payloadWith(payment, "\"blob\":\"" + huge + "\",\"password\":\"hunter2\""));
         OutboxRows.write(OutboxRows.dataSource(database), List.of(big));
         UUID bigId = big.id();
         HttpResponse<String> after = post("/payments", "{\"amount\":\"1.00\",\"currency\":\"EUR\"}", null);

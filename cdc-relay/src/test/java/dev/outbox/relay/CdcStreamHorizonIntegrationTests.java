@@ -49,7 +49,7 @@ class CdcStreamHorizonIntegrationTests {
     @Test
     void aDrainUpdatesNoOutboxRowAndAnIdlePipelineStaysPublishedWithoutTheSafetyNet() throws Exception {
         Duration grace = Duration.ofSeconds(10);
-        try (RelayProcess relay = new RelayProcess(env(grace), suffix).start()) {
+        try (RelayProcess relay = new RelayProcess(env(grace), suffix).c1Only().start()) {
             RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
             List<OutboxEvent> events = OutboxRows.insert(database, 5_000, 2);
 
@@ -82,7 +82,7 @@ class CdcStreamHorizonIntegrationTests {
      */
     @Test
     void aStreamedRowAnOperatorRepublishesGoesOutOnceMore() throws Exception {
-        try (RelayProcess relay = new RelayProcess(env(), suffix).start()) {
+        try (RelayProcess relay = new RelayProcess(env(), suffix).c1Only().start()) {
             RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
             List<OutboxEvent> events = OutboxRows.insert(database, 3, 1);
             await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.pending(database) == 0);
@@ -115,7 +115,7 @@ class CdcStreamHorizonIntegrationTests {
     void rowsCommittedWhileTheSlotWasGoneArePublishedOnce() throws Exception {
         Map<String, String> env = env();
         List<OutboxEvent> all = new ArrayList<>();
-        try (RelayProcess relay = new RelayProcess(env, suffix).start()) {
+        try (RelayProcess relay = new RelayProcess(env, suffix).c1Only().start()) {
             RelayFixtures.awaitSlotActive(database, "slot_" + suffix);
             all.addAll(OutboxRows.insert(database, 3, 1));
             await().atMost(Duration.ofSeconds(60)).until(() -> RelayFixtures.pending(database) == 0);

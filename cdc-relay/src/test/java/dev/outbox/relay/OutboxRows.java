@@ -1,5 +1,6 @@
 package dev.outbox.relay;
 
+import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -70,13 +71,29 @@ public final class OutboxRows {
                 Instant.now().truncatedTo(ChronoUnit.MICROS));
     }
 
-    /** The payload of a payment event, as payments-api writes it. */
+    /** The payload of a payment event, as payments-api writes it (valid against its schema). */
     public static String payload(UUID payment, long version, String amount) {
+        String now = Instant.now().truncatedTo(ChronoUnit.MICROS).toString();
         return version == 1
-                ? "{\"paymentId\":\"%s\",\"clientId\":\"client-a\",\"amount\":\"%s\",\"currency\":\"EUR\"}"
-                        .formatted(payment, amount)
-                : "{\"paymentId\":\"%s\",\"refundId\":\"%s\",\"amount\":\"%s\",\"currency\":\"EUR\"}"
-                        .formatted(payment, TimeOrderedIds.next(), amount);
+                ? "{\"paymentId\":\"%s\",\"clientId\":\"client-a\",\"amount\":\"%s\",\"currency\":\"EUR\",\"occurredAt\":\"%s\"}"
+                        .formatted(payment, amount, now)
+                : ("{\"paymentId\":\"%s\",\"refundId\":\"%s\",\"amount\":\"%s\",\"currency\":\"EUR\","
+                                + "\"refundedTotal\":\"%s\",\"occurredAt\":\"%s\"}")
+                        .formatted(
+                                payment,
+                                TimeOrderedIds.next(),
+                                amount,
+                                new BigDecimal(amount).multiply(BigDecimal.valueOf(version - 1)),
+                                now);
+    }
+
+    /**
+     * A valid payload of a payment's first event with more fields after its own (the schema lets a payload carry
+     * fields a version does not name): {@code fields} is their JSON, without braces.
+     */
+    public static String payloadWith(UUID payment, String fields) {
+        String payload = payload(payment, 1, "1.00");
+        return payload.substring(0, payload.length() - 1) + "," + fields + "}";
     }
 
     /** {@code aggregates} payments of {@code perAggregate} consecutive versions each, written in one transaction. */

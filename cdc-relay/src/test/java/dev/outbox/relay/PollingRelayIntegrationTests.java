@@ -318,10 +318,14 @@ class PollingRelayIntegrationTests {
     private static UUID insertLarge(String database) {
         byte[] random = new byte[150_000];
         new java.util.Random(11).nextBytes(random);
+        UUID payment = UUID.randomUUID();
         OutboxEvent large = OutboxRows.event(
-                UUID.randomUUID(),
+                payment,
                 1,
-                "{\"blob\":\"" + java.util.Base64.getEncoder().encodeToString(random) + "\",\"password\":\"hunter2\"}");
+                OutboxRows.payloadWith(
+                        payment,
+                        "\"blob\":\"" + java.util.Base64.getEncoder().encodeToString(random)
+                                + "\",\"password\":\"hunter2\""));
         OutboxRows.write(OutboxRows.dataSource(database), List.of(large));
         return large.id();
     }

@@ -91,6 +91,8 @@ class ApiCrashIntegrationTests {
         Process process = JavaProcess.builder(main.getName())
                 .env(env)
                 .heap("384m")
+                // C1 only: starts sooner; the test is about a crash, not speed
+                .jvmArg("-XX:TieredStopAtLevel=1")
                 .logTo(Path.of("target", name + ".log"))
                 .start();
         await().atMost(Duration.ofSeconds(90))

@@ -3,11 +3,13 @@ package dev.outbox.accounting.events;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.Currency;
+import java.util.List;
 import java.util.UUID;
 
 import dev.outbox.accounting.AccountingProperties;
 import dev.outbox.contract.EventEnvelope;
 import dev.outbox.contract.EventRecord;
+import dev.outbox.contract.EventSchemas;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.InvalidEnvelope;
 import dev.outbox.contract.PaymentPayloads;
@@ -17,9 +19,11 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Treats Kafka messages as untrusted input: bounded size, a valid envelope, a strict schema per event type and
- * schema version. Anything else is poison: a {@link PoisonMessageException} whose message names the rule broken,
- * never the payload.
+ * Treats Kafka messages as untrusted input: bounded size, a valid envelope, the contract's JSON Schema of the event
+ * type and schema version ({@link EventSchemas}), then what a schema cannot say: the record key is the payment id, the
+ * amount is positive, at most the limit and at the currency's scale, the currency has minor units, the versions fit
+ * the event. Anything else is poison: a {@link PoisonMessageException} whose message names the rule broken, never
+ * the payload.
  */
 @Component
 public final class EventParser {
@@ -32,6 +36,7 @@ public final class EventParser {
 
     private final JsonMapper json;
     private final int maxPayloadBytes;
+    private final EventSchemas schemas = EventSchemas.load();
 
     public EventParser(JsonMapper json, AccountingProperties properties) {
         this.json = json;
@@ -62,7 +67,7 @@ public final class EventParser {
         UUID paymentId = uuid(record.key(), "record key");
         String type = envelope.eventType();
         long version = envelope.aggregateVersion();
-        if (envelope.schemaVersion() != EventTypes.SCHEMA_VERSION || !EventTypes.PAYMENT_EVENTS.contains(type)) {
+        if (!schemas.has(type, envelope.schemaVersion())) {
             throw new PoisonMessageException(
                     "unknown event type or schema version: " + printable(type) + " v" + envelope.schemaVersion());
         }
@@ -73,8 +78,10 @@ public final class EventParser {
         } catch (JacksonException e) {
             throw new PoisonMessageException("payload is not valid JSON");
         }
-        if (payload == null || !payload.isObject()) {
-            throw new PoisonMessageException("payload is not a JSON object");
+        List<String> violations = schemas.violations(type, envelope.schemaVersion(), payload);
+        if (!violations.isEmpty()) {
+            throw new PoisonMessageException(
+                    "breaks schema " + type + " v" + envelope.schemaVersion() + ": " + String.join(", ", violations));
         }
         if (!paymentId.equals(uuid(text(payload, PAYMENT_ID), PAYMENT_ID))) {
             throw new PoisonMessageException(PAYMENT_ID + " does not match the record key");
@@ -136,9 +143,6 @@ public final class EventParser {
     private static BigDecimal amount(String value, String currency) {
         BigDecimal amount;
         try {
-            if (value.length() > 40) {
-                throw new NumberFormatException();
-            }
             amount = new BigDecimal(value);
         } catch (NumberFormatException e) {
             throw new PoisonMessageException("amount is not a decimal number");

@@ -52,22 +52,27 @@ class EventParserTests {
     @CsvSource(
             delimiter = '|',
             value = {
-                "not JSON                       | PaymentCreated   | 1 | {not json",
-                "not an object                  | PaymentCreated   | 1 | [1]",
-                "unknown type                   | PaymentTeleported| 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-                "created at version 2           | PaymentCreated   | 2 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-                "refund at version 1            | PaymentRefunded  | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"refundId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-                "refund without refund id       | PaymentRefunded  | 2 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-                "another payment than the key   | PaymentCreated   | 1 | {\"paymentId\":\"00000000-0000-0000-0000-000000000000\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
-                "JPY with decimals              | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.5\",\"currency\":\"JPY\"}",
-                "amount as a number             | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":1.00,\"currency\":\"EUR\"}",
-                "negative amount                | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"-1.00\",\"currency\":\"EUR\"}",
-                "unknown currency               | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"ABC\"}",
+                "not JSON                       | PaymentCreated   | 1 | {not json | payload is not valid JSON",
+                "not an object                  | PaymentCreated   | 1 | [1] | breaks schema PaymentCreated v1: /: type",
+                "unknown type                   | PaymentTeleported| 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\",\"clientId\":\"c\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | unknown event type or schema version: PaymentTeleported v1",
+                "unknown schema version         | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\",\"clientId\":\"c\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | unknown event type or schema version: PaymentCreated v7",
+                "created at version 2           | PaymentCreated   | 2 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\",\"clientId\":\"c\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | PaymentCreated must be version 1, was 2",
+                "refund at version 1            | PaymentRefunded  | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"refundId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4f\",\"amount\":\"1.00\",\"currency\":\"EUR\",\"refundedTotal\":\"1.00\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | a refund cannot be version 1",
+                "refund without refund id       | PaymentRefunded  | 2 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\",\"refundedTotal\":\"1.00\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | breaks schema PaymentRefunded v1: /: required refundId",
+                "another payment than the key   | PaymentCreated   | 1 | {\"paymentId\":\"00000000-0000-0000-0000-000000000000\",\"amount\":\"1.00\",\"currency\":\"EUR\",\"clientId\":\"c\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | paymentId does not match the record key",
+                "JPY with decimals              | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.5\",\"currency\":\"JPY\",\"clientId\":\"c\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | amount is not a valid JPY amount",
+                "amount as a number             | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":1.00,\"currency\":\"EUR\",\"clientId\":\"c\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | breaks schema PaymentCreated v1: /amount: type",
+                "negative amount                | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"-1.00\",\"currency\":\"EUR\",\"clientId\":\"c\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | breaks schema PaymentCreated v1: /amount: pattern",
+                "unknown currency               | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"ABC\",\"clientId\":\"c\",\"occurredAt\":\"2026-12-02T10:00:00Z\"} | unknown currency ABC",
+                "no occurredAt                  | PaymentCreated   | 1 | {\"paymentId\":\"7d0c2b1e-3f4a-4b5c-8d6e-9f0a1b2c3d4e\",\"amount\":\"1.00\",\"currency\":\"EUR\",\"clientId\":\"c\"} | breaks schema PaymentCreated v1: /: required occurredAt",
             })
-    void anythingElseIsPoisonAndTheReasonNeverQuotesThePayload(String name, String type, long version, String payload) {
-        assertThatThrownBy(() -> parse(headers(type, version), payload))
+    void anythingElseIsPoisonAndTheReasonNeverQuotesThePayload(
+            String name, String type, long version, String payload, String reason) {
+        int schemaVersion = name.equals("unknown schema version") ? 7 : 1;
+        assertThatThrownBy(() -> parse(headers(type, schemaVersion, version), payload))
                 .as(name)
                 .isInstanceOf(PoisonMessageException.class)
+                .hasMessage(reason)
                 .hasMessageNotContaining("7d0c2b1e")
                 .hasMessageNotContaining("{");
     }
@@ -104,6 +109,7 @@ class EventParserTests {
                 .hasMessage("payload of 1025 bytes exceeds 1024");
     }
 
+    /** refused: by the parser's own rules; spelling: by the schema (plain digits, no leading zero, 10 + 9 digits). */
     @ParameterizedTest(name = "{0} {1} is {2}")
     @CsvSource({
         "1000000000, EUR, accepted",
@@ -116,8 +122,10 @@ class EventParserTests {
         "1.005, EUR, refused",
         "1000, JPY, accepted",
         "1.5, JPY, refused",
-        "0000000000000000000000000000000000001.00, EUR, accepted",
-        "00000000000000000000000000000000000001.00, EUR, refused",
+        "01.00, EUR, spelling",
+        "12345678901, JPY, spelling",
+        "1.0000000000, EUR, spelling",
+        "1e3, JPY, spelling",
     })
     void amountsAreBoundedInSignSizeAndTheCurrencysMinorUnits(String amount, String currency, String outcome) {
         if (outcome.equals("accepted")) {
@@ -125,8 +133,8 @@ class EventParserTests {
                             .ledgerAmount())
                     .isEqualByComparingTo(amount);
         } else {
-            String reason = amount.length() > 40
-                    ? "amount is not a decimal number"
+            String reason = outcome.equals("spelling")
+                    ? "breaks schema PaymentCreated v1: /amount: pattern"
                     : "amount is not a valid " + currency + " amount";
             assertThatThrownBy(() -> parse(headers(EventTypes.PAYMENT_CREATED, 1), created(amount, currency)))
                     .isInstanceOf(PoisonMessageException.class)
@@ -154,17 +162,23 @@ class EventParserTests {
     }
 
     private static Headers headers(String type, long version) {
-        return new EventEnvelope(UUID.randomUUID(), type, 1, version, Instant.parse("2026-12-02T10:00:00.5Z"), null)
+        return headers(type, 1, version);
+    }
+
+    private static Headers headers(String type, int schemaVersion, long version) {
+        return new EventEnvelope(
+                        UUID.randomUUID(), type, schemaVersion, version, Instant.parse("2026-12-02T10:00:00.5Z"), null)
                 .toHeaders();
     }
 
     private static String created(String amount, String currency) {
         return "{\"paymentId\":\"" + PAYMENT + "\",\"clientId\":\"c\",\"amount\":\"" + amount + "\",\"currency\":\""
-                + currency + "\",\"extra\":true}";
+                + currency + "\",\"occurredAt\":\"2026-12-02T10:00:00.5Z\",\"extra\":true}";
     }
 
     private static String refund(String amount, String currency) {
         return "{\"paymentId\":\"" + PAYMENT + "\",\"refundId\":\"" + UUID.randomUUID() + "\",\"amount\":\"" + amount
-                + "\",\"currency\":\"" + currency + "\"}";
+                + "\",\"currency\":\"" + currency + "\",\"refundedTotal\":\"" + amount
+                + "\",\"occurredAt\":\"2026-12-02T10:00:00.5Z\"}";
     }
 }

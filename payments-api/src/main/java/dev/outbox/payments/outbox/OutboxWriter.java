@@ -1,7 +1,9 @@
 package dev.outbox.payments.outbox;
 
 import java.sql.Timestamp;
+import java.util.List;
 
+import dev.outbox.contract.EventSchemas;
 import dev.outbox.payments.jdbc.Write;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.stereotype.Component;
@@ -9,7 +11,8 @@ import org.springframework.stereotype.Component;
 /**
  * Appends events to the outbox: the one statement that inserts into outbox_messages, sent by {@code Writes} with the
  * business transaction's other writes (Writes refuses to run outside a transaction): an event never commits without
- * its change.
+ * its change. Each payload is checked against its event's JSON Schema first (message-contract's, loaded once): one
+ * that breaks it is never written, and the transaction fails ({@link EventSchemaViolation}).
  */
 @Component
 public final class OutboxWriter {
@@ -21,8 +24,14 @@ public final class OutboxWriter {
                     :schemaVersion, CAST(:payload AS jsonb), :traceParent, :occurredAt, :occurredAt)
             """;
 
+    private final EventSchemas schemas = EventSchemas.load();
+
     /** The event's insert, for the caller to send with its transaction's other writes ({@code Writes}). */
     public Write insert(OutboxEvent event) {
+        List<String> violations = schemas.violations(event.eventType(), event.schemaVersion(), event.payloadJson());
+        if (!violations.isEmpty()) {
+            throw new EventSchemaViolation(event.eventType(), event.schemaVersion(), violations);
+        }
         return new Write(
                 INSERT,
                 new MapSqlParameterSource()
