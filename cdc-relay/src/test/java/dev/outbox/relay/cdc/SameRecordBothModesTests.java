@@ -8,7 +8,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 
+import dev.outbox.contract.AsyncApiDocument;
 import dev.outbox.contract.EventTypes;
+import dev.outbox.contract.ExamplePayloads;
+import dev.outbox.contract.ExamplePayloads.Example;
+import dev.outbox.contract.ExamplePayloads.Kind;
 import dev.outbox.contract.Topics;
 import dev.outbox.local.LocalCredentials;
 import dev.outbox.relay.outbox.OutboxRow;
@@ -90,6 +94,45 @@ class SameRecordBothModesTests {
         assertThat(streamed.headers().lastHeader("traceparent")).isNull();
     }
 
+    /**
+     * Each valid example of the contract, through both paths under the default topic pattern: the same record, and
+     * one the AsyncAPI document ({@code docs/asyncapi/payment-events.yaml}) describes: its channel's address, a
+     * message of its event type, the headers, the key and the payload's schema.
+     */
+    @Test
+    void bothPathsWriteWhatTheAsyncApiDocumentDescribes() {
+        AsyncApiDocument asyncApi = AsyncApiDocument.read();
+        for (Example example : ExamplePayloads.all()) {
+            if (example.kind() != Kind.VALID) {
+                continue;
+            }
+            boolean created = EventTypes.PAYMENT_CREATED.equals(example.eventType());
+            OutboxRow row = new OutboxRow(
+                    UUID.randomUUID(),
+                    EventTypes.PAYMENT,
+                    ExamplePayloads.key(),
+                    created ? 1 : 2,
+                    example.eventType(),
+                    example.schemaVersion(),
+                    example.payload(),
+                    created ? "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" : null,
+                    Instant.parse("2026-12-05T23:15:33.123456Z"),
+                    1,
+                    null);
+            ProducerRecord<String, byte[]> polled =
+                    row.toEventRecord(Topics.DEFAULT_PATTERN).toProducerRecord();
+            ProducerRecord<String, byte[]> streamed = RoutedRecords.toEventRecord(routed(row, Topics.DEFAULT_PATTERN))
+                    .toProducerRecord();
+            assertSameRecord(streamed, polled);
+            assertThat(asyncApi.violations("paymentEvents", streamed))
+                    .as(example.toString())
+                    .isEmpty();
+            assertThat(asyncApi.violations("paymentEvents", polled))
+                    .as(example.toString())
+                    .isEmpty();
+        }
+    }
+
     /** Topic, partition, key, the value's bytes and every header's name and bytes, in order. */
     private static void assertSameRecord(
             ProducerRecord<String, byte[]> actual, ProducerRecord<String, byte[]> expected) {
@@ -103,6 +146,10 @@ class SameRecordBothModesTests {
 
     /** The row as the PostgreSQL connector streams an insert, through the router as DebeziumSettings sets it up. */
     private static SourceRecord routed(OutboxRow row) {
+        return routed(row, PATTERN);
+    }
+
+    private static SourceRecord routed(OutboxRow row, String topicPattern) {
         Schema columns = SchemaBuilder.struct()
                 .name("outbox-relay.public.outbox_messages.Value")
                 .field("id", Uuid.builder().build())
@@ -142,12 +189,12 @@ class SameRecordBothModesTests {
         SourceRecord change = new SourceRecord(
                 Map.of(), Map.of(), "outbox-relay.public.outbox_messages", null, null, null, envelope.schema(), value);
         try (EventRouter<SourceRecord> router = new EventRouter<>()) {
-            router.configure(routerSettings());
+            router.configure(routerSettings(topicPattern));
             return router.apply(change);
         }
     }
 
-    private static Map<String, String> routerSettings() {
+    private static Map<String, String> routerSettings(String topicPattern) {
         Properties all = DebeziumSettings.of(
                 new CdcProperties(
                         "slot",
@@ -166,7 +213,7 @@ class SameRecordBothModesTests {
                         "payments",
                         LocalCredentials.RELAY_DB.user(),
                         LocalCredentials.RELAY_DB.password()),
-                new PublishProperties("127.0.0.1:9092", PATTERN, null, Map.of()));
+                new PublishProperties("127.0.0.1:9092", topicPattern, null, Map.of()));
         Map<String, String> router = new HashMap<>();
         String prefix = "transforms.outbox.";
         all.stringPropertyNames().stream()
