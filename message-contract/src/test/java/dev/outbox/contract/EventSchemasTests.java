@@ -71,6 +71,11 @@ class EventSchemasTests {
         assertThat(SCHEMAS.has("PaymentCaptured", 1)).isFalse();
         assertThat(SCHEMAS.violations(EventTypes.PAYMENT_CREATED, 4294967297L, "{}"))
                 .containsExactly("no schema for this event type and version");
+        assertThat(SCHEMAS.violations(
+                        "PaymentCaptured",
+                        1,
+                        tools.jackson.databind.json.JsonMapper.builder().build().createObjectNode()))
+                .containsExactly("no schema for this event type and version");
     }
 
     @Test
