@@ -36,7 +36,8 @@ class CdcRelayBrokerOutageIntegrationTests {
         String database = OutboxRows.migratedDatabase();
         String suffix = "outage" + Long.toHexString(System.nanoTime());
         String topic = "t-" + suffix + ".payment.events";
-        try (ChildKafka broker = new ChildKafka(Ports.free(), tmp.resolve("data")).start()) {
+        try (ChildKafka broker =
+                new ChildKafka(Ports.free(), tmp.resolve("data")).c1Only().start()) {
             Map<String, String> env = RelayFixtures.relayEnv(database, broker.bootstrapServers(), suffix, Ports.free());
             try (ConfigurableApplicationContext relay =
                             RelayApplication.builder().run(RelayFixtures.asArgs(env));

@@ -124,7 +124,9 @@ class PollingRelayIntegrationTests {
         String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = recordClaims(database);
         String suffix = "pdown" + Long.toHexString(System.nanoTime());
-        try (ChildKafka broker = new ChildKafka(Ports.free(), tmp.resolve("data")).start();
+        try (ChildKafka broker = new ChildKafka(Ports.free(), tmp.resolve("data"))
+                        .c1Only()
+                        .start();
                 ConfigurableApplicationContext relay = polling(
                         database,
                         broker.bootstrapServers(),

@@ -37,8 +37,10 @@ class ComposeKafkaProvisioningIntegrationTests {
         tool(bin, "kafka-configs.sh", "kafka.admin.ConfigCommand");
         tool(bin, "kafka-topics.sh", "org.apache.kafka.tools.TopicCommand");
         tool(bin, "kafka-acls.sh", "org.apache.kafka.tools.AclCommand");
-        try (ChildKafka kafka =
-                new ChildKafka(Ports.free(), tmp.resolve("data"), LocalCredentials.KAFKA_ADMIN.password()).start()) {
+        try (ChildKafka kafka = new ChildKafka(
+                        Ports.free(), tmp.resolve("data"), LocalCredentials.KAFKA_ADMIN.password())
+                .c1Only()
+                .start()) {
             ProcessBuilder script = new ProcessBuilder(
                             "bash", root.resolve("docker/kafka/provision.sh").toString())
                     .redirectErrorStream(true)

@@ -70,7 +70,9 @@ class KafkaAuthorizationIntegrationTests {
     void onlyTheRelayAndTheConsumersReplayPrincipalWriteTheEventsAndForgedEventsNeverReachTheLedger(@TempDir Path tmp)
             throws Exception {
         try (TestPostgres pg = TestPostgres.start(false);
-                ChildKafka kafka = new ChildKafka(Ports.free(), tmp.resolve("data"), ADMIN_PASSWORD).start()) {
+                ChildKafka kafka = new ChildKafka(Ports.free(), tmp.resolve("data"), ADMIN_PASSWORD)
+                        .c1Only()
+                        .start()) {
             pg.applyInitScript();
             try (Admin admin = Admin.create(kafka.adminClientProperties())) {
                 KafkaAccess.provision(admin, PASSWORDS);

@@ -23,6 +23,7 @@ public final class ChildKafka implements Kafka {
     private final String adminPassword;
     private final boolean throwAway;
     private Process process;
+    private boolean c1Only;
 
     public ChildKafka(int port, Path logDir) {
         this(port, logDir, null);
@@ -64,11 +65,23 @@ public final class ChildKafka implements Kafka {
         new CountDownLatch(1).await();
     }
 
+    /**
+     * Without the C2 compiler: the broker starts sooner and runs its hot code slower. For tests of what happens,
+     * never for a figure (the benchmarks and the soak run the broker as users do).
+     */
+    public ChildKafka c1Only() {
+        this.c1Only = true;
+        return this;
+    }
+
     public synchronized ChildKafka start() {
         JavaProcess.Builder builder = JavaProcess.builder(
                 ChildKafka.class.getName(), String.valueOf(port), String.valueOf(controllerPort), logDir.toString());
         if (adminPassword != null) {
             builder.env("KAFKA_ADMIN_PASSWORD", adminPassword);
+        }
+        if (c1Only) {
+            builder.jvmArg("-XX:TieredStopAtLevel=1");
         }
         process = builder.heap("512m").logTo(logFile).start();
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
