@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class KafkaErrorHandlingTests {
 
     @Test
-    void aDatabaseFailureIsTransientWhereverItSitsInTheChain() {
+    void aDatabaseFailureWrappedOnceIsTransient() {
         assertThat(KafkaErrorHandling.isTransient(wrapped(new CannotCreateTransactionException("down"))))
                 .isTrue();
         assertThat(KafkaErrorHandling.isTransient(wrapped(new DataAccessResourceFailureException("cut"))))

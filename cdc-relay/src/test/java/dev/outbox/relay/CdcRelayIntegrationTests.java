@@ -157,7 +157,7 @@ class CdcRelayIntegrationTests {
     }
 
     @Test
-    void thousandPaymentsArriveEachOnceInPerAggregateVersionOrder() throws Exception {
+    void thousandPaymentsAllArriveInPerAggregateVersionOrder() throws Exception {
         int payments = 1000;
         ExecutorService pool = Executors.newFixedThreadPool(8);
         List<Future<UUID>> futures = new ArrayList<>();

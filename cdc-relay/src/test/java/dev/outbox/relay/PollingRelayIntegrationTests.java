@@ -84,7 +84,7 @@ class PollingRelayIntegrationTests {
     }
 
     @Test
-    void perAggregateOrderKeepsEachAggregatesVersionsInOrderAcrossFourWorkers() throws Exception {
+    void perAggregateOrderClaimsAndPublishesEachAggregatesVersionsInOrder() throws Exception {
         String database = OutboxRows.migratedDatabase();
         JdbcClient jdbc = recordClaims(database);
         String suffix = "porder" + Long.toHexString(System.nanoTime());

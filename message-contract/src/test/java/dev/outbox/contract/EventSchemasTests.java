@@ -52,6 +52,18 @@ class EventSchemasTests {
         assertThat(violationsOf(created, "not JSON")).containsExactly("not JSON");
         assertThat(violationsOf(EventTypes.PAYMENT_REFUNDED, "refundId not a UUID"))
                 .containsExactly("/refundId: format");
+        assertThat(violationsOf(created, "no clientId")).containsExactly("/: required clientId");
+        assertThat(violationsOf(created, "no amount")).containsExactly("/: required amount");
+        assertThat(violationsOf(created, "no occurredAt")).containsExactly("/: required occurredAt");
+        String refunded = EventTypes.PAYMENT_REFUNDED;
+        assertThat(violationsOf(refunded, "no refundId")).containsExactly("/: required refundId");
+        assertThat(violationsOf(refunded, "no refundedTotal")).containsExactly("/: required refundedTotal");
+        assertThat(violationsOf(refunded, "refundedTotal as a number")).containsExactly("/refundedTotal: type");
+        int checked = 19;
+        assertThat(ExamplePayloads.of(created, 1, Kind.INVALID).size()
+                        + ExamplePayloads.of(refunded, 1, Kind.INVALID).size())
+                .as("every invalid example has its reason checked here")
+                .isEqualTo(checked);
     }
 
     @Test

@@ -58,7 +58,7 @@ class PaymentsApiIntegrationTests {
     }
 
     @Test
-    void createsPaymentWithItsOutboxEventAndIdempotencyRecordInOneCommit() {
+    void createsPaymentWithItsOutboxEventAndIdempotencyRecord() {
         String key = key();
         HttpResponse<String> response = api.createPayment(key, """
                 {"amount": "12.50", "currency": "EUR", "description": "order 42"}""");
@@ -298,7 +298,7 @@ class PaymentsApiIntegrationTests {
     }
 
     @Test
-    void acceptsTheFinestScaleEachCurrencyAllows() {
+    void acceptsTheFinestScaleOfYenAndDinars() {
         assertThat(api.createPayment(key(), "{\"amount\": \"1500\", \"currency\": \"JPY\"}")
                         .statusCode())
                 .isEqualTo(201);

@@ -105,7 +105,7 @@ class LeastPrivilegeIntegrationTests {
     }
 
     @Test
-    void eachServiceCanDoItsJobAndNothingMore() throws Exception {
+    void theRelayDoesItsJobAndNothingMoreAndTheConsumerCannotReachPayments() throws Exception {
         // the very script compose runs on an empty data directory, and the local run on its first start
         SharedInfra.postgres().applyInitScript();
         String app = LocalCredentials.PAYMENTS_DB.user();

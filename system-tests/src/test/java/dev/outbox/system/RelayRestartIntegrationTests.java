@@ -35,7 +35,7 @@ class RelayRestartIntegrationTests {
 
     @ParameterizedTest(name = "relay.mode={0}")
     @ValueSource(strings = {"cdc", "auto"})
-    void aRestartRepublishesOnlyWhatCameAfterTheLastStoredHorizon(String mode) throws Exception {
+    void aRestartLosesNothingAndRepublishesAtMostTheLastTwoSeconds(String mode) throws Exception {
         String database = OutboxRows.migratedDatabase();
         String suffix = "restart" + mode + Long.toHexString(System.nanoTime());
         String slot = "slot_" + suffix;

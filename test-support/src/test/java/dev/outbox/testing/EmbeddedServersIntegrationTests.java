@@ -65,7 +65,7 @@ class EmbeddedServersIntegrationTests {
     }
 
     @Test
-    void childBrokerSurvivesSigkillWithItsData(@TempDir Path dir) throws Exception {
+    void childBrokerStopsOnSigkillAndListensAgainOnStart(@TempDir Path dir) throws Exception {
         int port = Ports.free();
         try (var broker = new ChildKafka(port, dir.resolve("data")).c1Only().start()) {
             assertThat(broker.isAlive()).isTrue();

@@ -15,7 +15,7 @@ class DebeziumSettingsTests {
     static final DatabaseProperties DB = new DatabaseProperties("db1", 5433, "", "payments", "relay", "secret");
 
     @Test
-    void theKafkaClientsCredentialsReachTheOffsetStore() {
+    void theKafkaClientsSaslSettingsBecomeTopLevelEngineProperties() {
         Properties p = DebeziumSettings.of(
                 cdc(Map.of()),
                 DB,

@@ -43,7 +43,7 @@ class OutboxWriterTests {
     }
 
     @Test
-    void refusesEveryInvalidExampleNamingTheRuleAndNoValue() {
+    void refusesEveryInvalidExampleAsASchemaViolation() {
         for (Example example : ExamplePayloads.all()) {
             if (example.kind() == Kind.INVALID) {
                 assertThatThrownBy(() -> writer.insert(event(example.eventType(), example.payload())))
@@ -72,5 +72,18 @@ class OutboxWriterTests {
         assertThatThrownBy(() -> writer.insert(unknown))
                 .isInstanceOf(EventSchemaViolation.class)
                 .hasMessage("PaymentCaptured v1 payload breaks its schema: no schema for this event type and version");
+        OutboxEvent unknownVersion = new OutboxEvent(
+                UUID.randomUUID(),
+                EventTypes.PAYMENT,
+                ExamplePayloads.key(),
+                1,
+                EventTypes.PAYMENT_CREATED,
+                2,
+                "{}",
+                null,
+                Instant.parse("2026-12-05T23:15:33Z"));
+        assertThatThrownBy(() -> writer.insert(unknownVersion))
+                .isInstanceOf(EventSchemaViolation.class)
+                .hasMessage("PaymentCreated v2 payload breaks its schema: no schema for this event type and version");
     }
 }
