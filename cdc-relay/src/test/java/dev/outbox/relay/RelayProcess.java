@@ -8,6 +8,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import dev.outbox.local.JavaProcess;
@@ -112,36 +113,42 @@ public final class RelayProcess implements AutoCloseable {
 
     /** The relay's meters from its Prometheus endpoint, each name summed over its tags. */
     public Map<String, Double> meters() throws IOException, InterruptedException {
-        HttpResponse<String> response = get("/actuator/prometheus");
-        if (response.statusCode() != 200) {
-            throw new IllegalStateException("the relay's metrics answered " + response.statusCode());
-        }
         Map<String, Double> meters = new HashMap<>();
-        for (String line : response.body().split("\n")) {
-            if (!line.startsWith("#") && !line.isBlank()) {
-                String name = line.substring(0, line.indexOf(line.contains("{") ? '{' : ' '));
-                meters.merge(name, Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)), Double::sum);
-            }
+        for (String line : samples()) {
+            String name = line.substring(0, line.indexOf(line.contains("{") ? '{' : ' '));
+            meters.merge(name, value(line), Double::sum);
         }
         return meters;
     }
 
     /** One meter from the Prometheus endpoint, summed over the series whose tag {@code tag} is {@code value}. */
     public double meter(String name, String tag, String value) throws IOException, InterruptedException {
+        String series = name + "{";
+        String label = tag + "=\"" + value + "\"";
+        double sum = 0;
+        for (String line : samples()) {
+            if (line.startsWith(series)
+                    && line.substring(series.length(), line.lastIndexOf('}')).contains(label)) {
+                sum += value(line);
+            }
+        }
+        return sum;
+    }
+
+    /** The sample lines of the relay's Prometheus endpoint (no comments, no blank lines). */
+    private List<String> samples() throws IOException, InterruptedException {
         HttpResponse<String> response = get("/actuator/prometheus");
         if (response.statusCode() != 200) {
             throw new IllegalStateException("the relay's metrics answered " + response.statusCode());
         }
-        String series = name + "{";
-        String label = tag + "=\"" + value + "\"";
-        double sum = 0;
-        for (String line : response.body().split("\n")) {
-            if (line.startsWith(series)
-                    && line.substring(series.length(), line.lastIndexOf('}')).contains(label)) {
-                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return sum;
+        return response.body()
+                .lines()
+                .filter(l -> !l.startsWith("#") && !l.isBlank())
+                .toList();
+    }
+
+    private static double value(String sample) {
+        return Double.parseDouble(sample.substring(sample.lastIndexOf(' ') + 1));
     }
 
     private JsonNode health() {

@@ -18,13 +18,17 @@ class OutboxWriterTests {
     private final OutboxWriter writer = new OutboxWriter();
 
     private static OutboxEvent event(String type, String payload) {
+        return event(type, EventTypes.SCHEMA_VERSION, payload);
+    }
+
+    private static OutboxEvent event(String type, int schemaVersion, String payload) {
         return new OutboxEvent(
                 UUID.randomUUID(),
                 EventTypes.PAYMENT,
                 ExamplePayloads.key(),
                 EventTypes.PAYMENT_CREATED.equals(type) ? 1 : 2,
                 type,
-                EventTypes.SCHEMA_VERSION,
+                schemaVersion,
                 payload,
                 null,
                 Instant.parse("2026-12-05T23:15:33Z"));
@@ -59,29 +63,11 @@ class OutboxWriterTests {
 
     @Test
     void refusesAnEventTypeOrVersionTheContractDoesNotHave() {
-        OutboxEvent unknown = new OutboxEvent(
-                UUID.randomUUID(),
-                EventTypes.PAYMENT,
-                ExamplePayloads.key(),
-                1,
-                "PaymentCaptured",
-                1,
-                "{}",
-                null,
-                Instant.parse("2026-12-05T23:15:33Z"));
+        OutboxEvent unknown = event("PaymentCaptured", 1, "{}");
         assertThatThrownBy(() -> writer.insert(unknown))
                 .isInstanceOf(EventSchemaViolation.class)
                 .hasMessage("PaymentCaptured v1 payload breaks its schema: no schema for this event type and version");
-        OutboxEvent unknownVersion = new OutboxEvent(
-                UUID.randomUUID(),
-                EventTypes.PAYMENT,
-                ExamplePayloads.key(),
-                1,
-                EventTypes.PAYMENT_CREATED,
-                2,
-                "{}",
-                null,
-                Instant.parse("2026-12-05T23:15:33Z"));
+        OutboxEvent unknownVersion = event(EventTypes.PAYMENT_CREATED, 2, "{}");
         assertThatThrownBy(() -> writer.insert(unknownVersion))
                 .isInstanceOf(EventSchemaViolation.class)
                 .hasMessage("PaymentCreated v2 payload breaks its schema: no schema for this event type and version");
