@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import dev.outbox.contract.CloudEventsSdk;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.MessageHeaders;
 import dev.outbox.local.LocalCredentials;
@@ -123,6 +125,8 @@ class CdcRelayIntegrationTests {
                 .isTrue();
         assertThat(value.get("paymentId").asString()).isEqualTo(paymentId.toString());
         assertThat(value.get("amount").asString()).isEqualTo("25.00");
+        CloudEventsSdk.assertReadsAsTheEvent(
+                record.headers(), record.key(), record.value().getBytes(StandardCharsets.UTF_8));
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> RelayFixtures.count(
                                 database,

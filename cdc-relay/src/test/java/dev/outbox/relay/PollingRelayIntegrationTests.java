@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import dev.outbox.contract.CloudEventsSdk;
 import dev.outbox.contract.MessageHeaders;
 import dev.outbox.local.LocalCredentials;
 import dev.outbox.payments.outbox.OutboxEvent;
@@ -114,6 +116,7 @@ class PollingRelayIntegrationTests {
                 "t-" + suffix + ".payment.events", OutboxRows.ids(inserted), Duration.ofSeconds(60))) {
             versions.computeIfAbsent(r.key(), k -> new ArrayList<>())
                     .add(Long.parseLong(TopicReader.header(r, MessageHeaders.AGGREGATE_VERSION)));
+            CloudEventsSdk.assertReadsAsTheEvent(r.headers(), r.key(), r.value().getBytes(StandardCharsets.UTF_8));
         }
         assertThat(versions).hasSize(300);
         versions.values().forEach(v -> assertThat(v).containsExactly(1L, 2L, 3L, 4L));

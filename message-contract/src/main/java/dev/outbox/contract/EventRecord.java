@@ -5,10 +5,12 @@ import java.util.Objects;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Headers;
 
 /**
  * One event as a Kafka record: topic, key = the aggregate id (per-aggregate order), value = the JSON payload as is,
- * headers = the {@link EventEnvelope}. The one shape both relay modes publish and the consumer reads.
+ * headers = the {@link EventEnvelope}'s, then the {@link CloudEventHeaders} restating them. The one shape both relay
+ * modes publish and the consumer reads.
  */
 public record EventRecord(String topic, String key, EventEnvelope envelope, byte[] payload) {
 
@@ -18,13 +20,18 @@ public record EventRecord(String topic, String key, EventEnvelope envelope, byte
     }
 
     public ProducerRecord<String, byte[]> toProducerRecord() {
-        return new ProducerRecord<>(topic, null, key, payload, envelope.toHeaders());
+        Headers headers = envelope.toHeaders();
+        CloudEventHeaders.add(headers, envelope, key);
+        return new ProducerRecord<>(topic, null, key, payload, headers);
     }
 
-    /** @throws InvalidEnvelope when the headers do not make an envelope */
+    /**
+     * @throws InvalidEnvelope when the headers do not make an envelope or the CloudEvents headers disagree with it
+     */
     public static EventRecord of(ConsumerRecord<String, byte[]> record) {
-        return new EventRecord(
-                record.topic(), record.key(), EventEnvelope.fromHeaders(record.headers()), record.value());
+        EventEnvelope envelope = EventEnvelope.fromHeaders(record.headers());
+        CloudEventHeaders.check(record.headers(), envelope, record.key());
+        return new EventRecord(record.topic(), record.key(), envelope, record.value());
     }
 
     @Override

@@ -76,10 +76,13 @@ class AsyncApiDocumentTests {
         JsonNode headers = asyncApi.resolve(
                 asyncApi.message("paymentEvents", EventTypes.PAYMENT_CREATED).path("headers"));
         List<String> names = new ArrayList<>(headers.path("properties").propertyNames());
-        assertThat(names).isEqualTo(MessageHeaders.ALL);
+        List<String> all = new ArrayList<>(MessageHeaders.ALL);
+        all.addAll(CloudEventHeaders.ALL);
+        assertThat(names).isEqualTo(all);
         List<String> required = new ArrayList<>();
         headers.path("required").forEach(n -> required.add(n.asString()));
-        assertThat(required).isEqualTo(MessageHeaders.ALL.subList(0, MessageHeaders.ALL.size() - 1));
+        all.remove(MessageHeaders.TRACEPARENT);
+        assertThat(required).as("all but the trace context").isEqualTo(all);
         JsonNode dlt = asyncApi.resolve(asyncApi.message("paymentEventDeadLetters", "DeadLetteredPaymentEvent")
                 .path("headers"));
         assertThat(dlt.path("properties").propertyNames())
@@ -109,6 +112,14 @@ class AsyncApiDocumentTests {
                 .singleElement()
                 .asString()
                 .startsWith("key: ");
+        ProducerRecord<String, byte[]> otherSource = record(created, null);
+        otherSource.headers().remove(CloudEventHeaders.SOURCE);
+        otherSource.headers().add(CloudEventHeaders.SOURCE, "urn:elsewhere".getBytes(StandardCharsets.UTF_8));
+        assertThat(asyncApi.violations("paymentEvents", otherSource))
+                .singleElement()
+                .asString()
+                .startsWith("headers: ")
+                .contains(CloudEventHeaders.SOURCE);
         Example invalid = ExamplePayloads.of(EventTypes.PAYMENT_CREATED, 1, Kind.INVALID).stream()
                 .filter(e -> e.name().equals("amount as a number"))
                 .findFirst()

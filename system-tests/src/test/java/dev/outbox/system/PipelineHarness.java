@@ -77,6 +77,11 @@ final class PipelineHarness implements AutoCloseable {
         SharedInfra.createDatabases(postgres, "payments", "accounting");
         OutboxRows.migrate(
                 postgres.jdbcUrl("payments"), LocalCredentials.POSTGRES.user(), LocalCredentials.POSTGRES.password());
+        if (CONNECT.equals(relayMode)) {
+            try (java.sql.Connection owner = postgres.connect("payments")) {
+                ConnectWorker.addCloudEventColumns(owner);
+            }
+        }
         kafka = ChildKafka.throwAway(Ports.free(), logs.resolve("kafka-data")).start();
         for (Component c : new Component[] {Component.API, Component.RELAY, Component.CONSUMER}) {
             ports.put(c, Ports.free());

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.outbox.accounting.AccountingProperties;
+import dev.outbox.contract.CloudEventHeaders;
 import dev.outbox.contract.EventEnvelope;
 import dev.outbox.contract.EventRecord;
 import dev.outbox.contract.EventSchemas;
@@ -48,6 +49,7 @@ public final class EventParser {
         EventEnvelope envelope;
         try {
             envelope = EventEnvelope.fromHeaders(headers);
+            CloudEventHeaders.check(headers, envelope, key);
         } catch (InvalidEnvelope e) {
             throw new PoisonMessageException(e.getMessage());
         }

@@ -7,7 +7,9 @@ import java.time.Instant;
 import java.util.UUID;
 
 import dev.outbox.accounting.AccountingProperties;
+import dev.outbox.contract.CloudEventHeaders;
 import dev.outbox.contract.EventEnvelope;
+import dev.outbox.contract.EventRecord;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.MessageHeaders;
 import org.apache.kafka.common.header.Headers;
@@ -84,11 +86,31 @@ class EventParserTests {
         assertThatThrownBy(() -> parse(noId, created("1.00", "EUR")))
                 .isInstanceOf(PoisonMessageException.class)
                 .hasMessage("missing id header");
+        Headers withoutCloudEvents = headers(EventTypes.PAYMENT_CREATED, 1);
+        CloudEventHeaders.ALL.forEach(withoutCloudEvents::remove);
         assertThatThrownBy(() -> parser.parse(
-                        "not-a-uuid",
+                        "not-a-uuid", withoutCloudEvents, created("1.00", "EUR").getBytes(StandardCharsets.UTF_8)))
+                .hasMessage("record key is not a UUID");
+    }
+
+    /** The CloudEvents headers restate the envelope and the key: where they disagree, a dead letter, not a guess. */
+    @Test
+    void aCloudEventsHeaderThatDisagreesIsPoisonNamingTheHeader() {
+        assertThat(parse(headers(EventTypes.PAYMENT_CREATED, 1), created("1.00", "EUR"))
+                        .paymentId())
+                .isEqualTo(PAYMENT);
+        assertThatThrownBy(() -> parser.parse(
+                        UUID.randomUUID().toString(),
                         headers(EventTypes.PAYMENT_CREATED, 1),
                         created("1.00", "EUR").getBytes(StandardCharsets.UTF_8)))
-                .hasMessage("record key is not a UUID");
+                .isInstanceOf(PoisonMessageException.class)
+                .hasMessage("ce_subject header disagrees with the record key");
+        Headers otherType = headers(EventTypes.PAYMENT_CREATED, 1);
+        otherType.remove(CloudEventHeaders.TYPE);
+        otherType.add(CloudEventHeaders.TYPE, EventTypes.PAYMENT_REFUNDED.getBytes(StandardCharsets.UTF_8));
+        assertThatThrownBy(() -> parse(otherType, created("1.00", "EUR")))
+                .isInstanceOf(PoisonMessageException.class)
+                .hasMessage("ce_type header disagrees with the event_type header");
     }
 
     @Test
@@ -166,9 +188,11 @@ class EventParserTests {
     }
 
     private static Headers headers(String type, int schemaVersion, long version) {
-        return new EventEnvelope(
-                        UUID.randomUUID(), type, schemaVersion, version, Instant.parse("2026-12-02T10:00:00.5Z"), null)
-                .toHeaders();
+        EventEnvelope envelope = new EventEnvelope(
+                UUID.randomUUID(), type, schemaVersion, version, Instant.parse("2026-12-02T10:00:00.5Z"), null);
+        return new EventRecord("payments.payment.events", PAYMENT.toString(), envelope, new byte[0])
+                .toProducerRecord()
+                .headers();
     }
 
     private static String created(String amount, String currency) {

@@ -10,10 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
+import dev.outbox.contract.CloudEventHeaders;
+import dev.outbox.contract.EventSchemas;
+import dev.outbox.contract.OutboxColumns;
 import dev.outbox.contract.Topics;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
@@ -139,7 +143,71 @@ public final class ConnectWorker {
                 .filter(k -> !k.startsWith("offset.") && !k.equals("bootstrap.servers"))
                 .forEach(k -> connector.setProperty(k, relay.getProperty(k)));
         connector.setProperty("tasks.max", "1");
+        addCloudEventHeaders(connector);
         return connector;
+    }
+
+    /**
+     * The CloudEvents headers the relay writes after the envelope's ({@link CloudEventHeaders}), in its order: the
+     * router places the columns they restate a second time under their ce_ names, then ce_dataschema and
+     * ce_specversion from columns of their own ({@link #addCloudEventColumns}), and Kafka's own InsertHeader transform
+     * adds the other two constants.
+     */
+    private static void addCloudEventHeaders(Properties connector) {
+        String placement = "transforms.outbox.table.fields.additional.placement";
+        connector.setProperty(
+                placement,
+                connector.getProperty(placement)
+                        + ","
+                        + String.join(
+                                ",",
+                                OutboxColumns.ID + ":header:" + CloudEventHeaders.ID,
+                                "event_type:header:" + CloudEventHeaders.TYPE,
+                                "occurred_at:header:" + CloudEventHeaders.TIME,
+                                OutboxColumns.AGGREGATE_ID + ":header:" + CloudEventHeaders.SUBJECT,
+                                DATA_SCHEMA + ":header:" + CloudEventHeaders.DATASCHEMA,
+                                SPEC_VERSION + ":header:" + CloudEventHeaders.SPECVERSION));
+        Map<String, String> constants = new LinkedHashMap<>();
+        constants.put(CloudEventHeaders.SOURCE, CloudEventHeaders.PAYMENTS_API);
+        constants.put(CloudEventHeaders.CONTENT_TYPE, CloudEventHeaders.JSON);
+        StringBuilder transforms = new StringBuilder(connector.getProperty("transforms"));
+        int n = 0;
+        for (Map.Entry<String, String> constant : constants.entrySet()) {
+            String name = "ceConstant" + n++;
+            transforms.append(',').append(name);
+            connector.setProperty("transforms." + name + ".type", "org.apache.kafka.connect.transforms.InsertHeader");
+            connector.setProperty("transforms." + name + ".header", constant.getKey());
+            connector.setProperty("transforms." + name + ".value.literal", constant.getValue());
+        }
+        connector.setProperty("transforms", transforms.toString());
+    }
+
+    /** Connect's outbox columns for ce_dataschema and ce_specversion. */
+    static final String DATA_SCHEMA = "data_schema";
+
+    static final String SPEC_VERSION = "spec_version";
+
+    /**
+     * Connect's outbox only: ce_dataschema and ce_specversion as columns, filled on insert (the schema's URI from
+     * event_type and schema_version as {@link EventSchemas#uri} builds it). The relay builds both headers from the
+     * contract; no Connect transform joins two fields, and InsertHeader parses its literal as Connect data, so "1.0"
+     * would be the number 1. A user of the connector needs these columns, and their trigger runs in PostgreSQL.
+     */
+    public static void addCloudEventColumns(java.sql.Connection owner) {
+        String uri = EventSchemas.uri("", 0);
+        String prefix = uri.substring(0, uri.length() - ":0".length());
+        try (java.sql.Statement statement = owner.createStatement()) {
+            statement.execute("ALTER TABLE outbox_messages ADD COLUMN " + DATA_SCHEMA + " text, ADD COLUMN "
+                    + SPEC_VERSION + " text");
+            statement.execute("CREATE FUNCTION outbox_cloud_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+                    + "NEW." + DATA_SCHEMA + " := '" + prefix + "' || NEW.event_type || ':' || NEW.schema_version; "
+                    + "NEW." + SPEC_VERSION + " := '" + CloudEventHeaders.SPEC_VERSION_1_0 + "'; "
+                    + "RETURN NEW; END $$");
+            statement.execute("CREATE TRIGGER outbox_cloud_event BEFORE INSERT ON outbox_messages FOR EACH ROW "
+                    + "EXECUTE FUNCTION outbox_cloud_event()");
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /**

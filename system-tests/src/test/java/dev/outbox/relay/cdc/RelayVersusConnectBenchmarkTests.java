@@ -346,6 +346,11 @@ class RelayVersusConnectBenchmarkTests {
     }
 
     private Contender connect(Setup setup, String classpath) {
+        try (java.sql.Connection owner = pg.connect(setup.database())) {
+            ConnectWorker.addCloudEventColumns(owner);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
         ConnectWorker worker = new ConnectWorker(
                 work.resolve("connect-" + setup.suffix),
                 classpath,
