@@ -46,6 +46,8 @@ class EventContractCostBenchmarkTests {
 
     static final int EVENTS = Integer.getInteger("bench.events", 200_000);
     static final int VALIDATIONS = Integer.getInteger("bench.validations", 500_000);
+    /** Events sent one at a time, each waiting for its acknowledgement: one record per batch, as at a trickle. */
+    static final int TRICKLE = Integer.getInteger("bench.trickle", 2_000);
 
     /** The writer's check ({@code OutboxWriter}: the payload as the text it inserts), warm, per event. */
     @Test
@@ -88,6 +90,11 @@ class EventContractCostBenchmarkTests {
      */
     @Test
     void theBytesTheCloudEventsHeadersAdd() throws Exception {
+        bytesPerEvent("full batches", EVENTS, false);
+        bytesPerEvent("one record per batch", TRICKLE, true);
+    }
+
+    private static void bytesPerEvent(String how, int events, boolean oneByOne) throws Exception {
         String suffix = Long.toHexString(System.nanoTime());
         String withTopic = "cost-ce-" + suffix;
         String withoutTopic = "cost-plain-" + suffix;
@@ -100,7 +107,7 @@ class EventContractCostBenchmarkTests {
             long[] uncompressed = new long[2];
             try (KafkaProducer<String, byte[]> kafka =
                     new KafkaProducer<>(producer, new StringSerializer(), new ByteArraySerializer())) {
-                for (int i = 0; i < EVENTS; i++) {
+                for (int i = 0; i < events; i++) {
                     ProducerRecord<String, byte[]> with = event(withTopic, i).toProducerRecord();
                     RecordHeaders plain = new RecordHeaders();
                     for (Header h : with.headers()) {
@@ -112,23 +119,30 @@ class EventContractCostBenchmarkTests {
                             new ProducerRecord<>(withoutTopic, null, with.key(), with.value(), plain);
                     uncompressed[0] += size(with);
                     uncompressed[1] += size(without);
-                    kafka.send(with);
-                    kafka.send(without);
+                    if (oneByOne) {
+                        kafka.send(with).get(30, TimeUnit.SECONDS);
+                        kafka.send(without).get(30, TimeUnit.SECONDS);
+                    } else {
+                        kafka.send(with);
+                        kafka.send(without);
+                    }
                 }
                 kafka.flush();
             }
             long withDisk = diskBytes(admin, withTopic);
             long withoutDisk = diskBytes(admin, withoutTopic);
             System.out.printf(
-                    "COST CloudEvents headers: %d events; record bytes before compression %.1f with, %.1f without"
-                            + " (+%.1f); on the broker's disk after lz4 %.1f with, %.1f without (+%.1f) per event%n",
-                    EVENTS,
-                    uncompressed[0] / (double) EVENTS,
-                    uncompressed[1] / (double) EVENTS,
-                    (uncompressed[0] - uncompressed[1]) / (double) EVENTS,
-                    withDisk / (double) EVENTS,
-                    withoutDisk / (double) EVENTS,
-                    (withDisk - withoutDisk) / (double) EVENTS);
+                    "COST CloudEvents headers, %s: %d events; record bytes before compression %.1f with, %.1f"
+                            + " without (+%.1f); on the broker's disk after lz4 %.1f with, %.1f without (+%.1f) per"
+                            + " event%n",
+                    how,
+                    events,
+                    uncompressed[0] / (double) events,
+                    uncompressed[1] / (double) events,
+                    (uncompressed[0] - uncompressed[1]) / (double) events,
+                    withDisk / (double) events,
+                    withoutDisk / (double) events,
+                    (withDisk - withoutDisk) / (double) events);
             assertThat(withDisk).isGreaterThan(withoutDisk);
         }
     }
