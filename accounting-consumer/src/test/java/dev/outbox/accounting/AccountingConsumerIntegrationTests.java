@@ -14,8 +14,11 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import dev.outbox.accounting.EventFixtures.Event;
+import dev.outbox.contract.AsyncApiDocument;
+import dev.outbox.contract.CloudEventHeaders;
 import dev.outbox.contract.DeadLetterHeaders;
 import dev.outbox.contract.EventTypes;
+import dev.outbox.contract.Topics;
 import dev.outbox.local.LocalCredentials;
 import dev.outbox.security.RawHttp;
 import dev.outbox.security.Spellings;
@@ -240,19 +243,40 @@ class AccountingConsumerIntegrationTests {
                 null);
         ProducerRecord<String, String> noId =
                 new ProducerRecord<>(TOPIC, 0, payment.toString(), good.payload(), new RecordHeaders());
+        // the CloudEvents headers say another type than the envelope: a dead letter, not a guess which is right
+        ProducerRecord<String, String> typesDisagree = record(TOPIC, 0, Event.created(payment, "5.00", "EUR"));
+        typesDisagree.headers().remove(CloudEventHeaders.TYPE);
+        typesDisagree
+                .headers()
+                .add(CloudEventHeaders.TYPE, EventTypes.PAYMENT_REFUNDED.getBytes(StandardCharsets.UTF_8));
         producer.send(record(TOPIC, 0, garbage)).get();
         producer.send(record(TOPIC, 0, unknownType)).get();
         producer.send(record(TOPIC, 0, badAmount)).get();
         producer.send(record(TOPIC, 0, numericTime)).get();
         producer.send(noId).get();
+        producer.send(typesDisagree).get();
         producer.send(record(TOPIC, 0, good)).get();
 
         await().atMost(Duration.ofSeconds(60)).until(() -> entries(payment) == 1);
         List<ConsumerRecord<String, String>> dlt =
-                EventFixtures.read(TOPIC + ".DLT", 5, Duration.ofSeconds(30)).stream()
+                EventFixtures.read(TOPIC + ".DLT", 6, Duration.ofSeconds(30)).stream()
                         .filter(r -> payment.toString().equals(r.key()))
                         .toList();
-        assertThat(dlt).hasSize(5);
+        assertThat(dlt).hasSize(6);
+        AsyncApiDocument asyncApi = AsyncApiDocument.read();
+        for (ConsumerRecord<String, String> r : dlt) {
+            // what the consumer writes to its dead-letter topic is what the AsyncAPI document says (this test's
+            // topic standing for the channel's address)
+            assertThat(asyncApi.violations(
+                            "paymentEventDeadLetters",
+                            new ProducerRecord<>(
+                                    Topics.PAYMENT_EVENTS + ".DLT",
+                                    null,
+                                    r.key(),
+                                    r.value().getBytes(StandardCharsets.UTF_8),
+                                    r.headers())))
+                    .isEmpty();
+        }
         assertThat(dlt).allSatisfy(r -> {
             assertThat(r.headers().lastHeader("kafka_dlt-exception-stacktrace")).isNull();
         });
@@ -265,7 +289,8 @@ class AccountingConsumerIntegrationTests {
                         "poison: unknown event type or schema version: PaymentTeleported v1",
                         "poison: amount is not a valid JPY amount",
                         "poison: breaks schema PaymentCreated v1: /occurredAt: type",
-                        "poison: missing id header");
+                        "poison: missing id header",
+                        "poison: ce_type header disagrees with the event_type header");
         assertThat(balance(payment)).isEqualByComparingTo("5.00");
     }
 

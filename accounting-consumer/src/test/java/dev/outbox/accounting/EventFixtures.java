@@ -1,5 +1,6 @@
 package dev.outbox.accounting;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -8,6 +9,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.outbox.contract.EventEnvelope;
+import dev.outbox.contract.EventRecord;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.local.LocalCredentials;
 import dev.outbox.testing.SharedInfra;
@@ -15,6 +17,7 @@ import dev.outbox.testing.TopicReader;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -65,10 +68,15 @@ public final class EventFixtures {
     }
 
     /** The record as the relay writes it: key = payment id, value = payload, headers = the contract's envelope. */
+    /** The event as the relay publishes it: the envelope's headers, then the CloudEvents headers. */
     public static ProducerRecord<String, String> record(String topic, Integer partition, Event e) {
         EventEnvelope envelope = new EventEnvelope(
                 e.id(), e.type(), EventTypes.SCHEMA_VERSION, e.version(), Instant.now(), e.traceparent());
-        return new ProducerRecord<>(topic, partition, e.paymentId().toString(), e.payload(), envelope.toHeaders());
+        String key = e.paymentId().toString();
+        Headers headers = new EventRecord(topic, key, envelope, e.payload().getBytes(StandardCharsets.UTF_8))
+                .toProducerRecord()
+                .headers();
+        return new ProducerRecord<>(topic, partition, key, e.payload(), headers);
     }
 
     public static String accountingDatabase() {

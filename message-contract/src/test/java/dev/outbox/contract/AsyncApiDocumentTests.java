@@ -112,6 +112,19 @@ class AsyncApiDocumentTests {
                 .singleElement()
                 .asString()
                 .startsWith("key: ");
+        ProducerRecord<String, byte[]> deadLetter = new ProducerRecord<>(
+                Topics.PAYMENT_EVENTS + ".DLT", null, "payment-1", "{not json".getBytes(StandardCharsets.UTF_8));
+        assertThat(asyncApi.violations("paymentEventDeadLetters", deadLetter))
+                .as("a dead letter without its reason")
+                .singleElement()
+                .asString()
+                .contains(DeadLetterHeaders.REASON);
+        deadLetter
+                .headers()
+                .add(DeadLetterHeaders.REASON, "poison: payload is not valid JSON".getBytes(StandardCharsets.UTF_8));
+        assertThat(asyncApi.violations("paymentEventDeadLetters", deadLetter))
+                .as("any key, any bytes")
+                .isEmpty();
         ProducerRecord<String, byte[]> otherSource = record(created, null);
         otherSource.headers().remove(CloudEventHeaders.SOURCE);
         otherSource.headers().add(CloudEventHeaders.SOURCE, "urn:elsewhere".getBytes(StandardCharsets.UTF_8));
