@@ -123,6 +123,37 @@ class CloudEventHeadersTests {
         assertThat(EventRecord.of(received(sent))).isEqualTo(RECORD);
     }
 
+    /** content-type alone does not make a CloudEvent; any ce_ header does, with or without content-type. */
+    @Test
+    void theCloudEventsHeadersAreCheckedWhenAnyCeHeaderIsThere() {
+        ProducerRecord<String, byte[]> contentTypeOnly = RECORD.toProducerRecord();
+        CloudEventHeaders.ALL.forEach(contentTypeOnly.headers()::remove);
+        contentTypeOnly
+                .headers()
+                .add(CloudEventHeaders.CONTENT_TYPE, "application/json".getBytes(StandardCharsets.UTF_8));
+        assertThat(EventRecord.of(received(contentTypeOnly))).isEqualTo(RECORD);
+
+        ProducerRecord<String, byte[]> noContentType = RECORD.toProducerRecord();
+        noContentType.headers().remove(CloudEventHeaders.CONTENT_TYPE);
+        replace(noContentType.headers(), CloudEventHeaders.TYPE, EventTypes.PAYMENT_CREATED);
+        assertThatThrownBy(() -> EventRecord.of(received(noContentType)))
+                .isInstanceOf(InvalidEnvelope.class)
+                .hasMessage("ce_type header disagrees with the event_type header");
+    }
+
+    /** A version the contract does not have yet (a newer producer) still gets its schema's URI. */
+    @Test
+    void everyTypeAndVersionGetsItsSchemasUri() {
+        EventEnvelope next =
+                new EventEnvelope(ENVELOPE.id(), EventTypes.PAYMENT_CREATED, 2, 1, ENVELOPE.occurredAt(), null);
+        Header schema = new EventRecord(Topics.PAYMENT_EVENTS, PAYMENT.toString(), next, PAYLOAD)
+                .toProducerRecord()
+                .headers()
+                .lastHeader(CloudEventHeaders.DATASCHEMA);
+        assertThat(new String(schema.value(), StandardCharsets.UTF_8))
+                .isEqualTo("urn:payments-outbox:schema:payment:PaymentCreated:2");
+    }
+
     @Test
     void aRecordWithoutAKeyHasNoSubject() {
         ProducerRecord<String, byte[]> sent =
