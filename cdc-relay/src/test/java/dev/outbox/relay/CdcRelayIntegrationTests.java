@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
+import dev.outbox.contract.AsyncApiDocument;
 import dev.outbox.contract.CloudEventsSdk;
 import dev.outbox.contract.EventTypes;
 import dev.outbox.contract.MessageHeaders;
@@ -127,6 +128,9 @@ class CdcRelayIntegrationTests {
         assertThat(value.get("amount").asString()).isEqualTo("25.00");
         CloudEventsSdk.assertReadsAsTheEvent(
                 record.headers(), record.key(), record.value().getBytes(StandardCharsets.UTF_8));
+        assertThat(AsyncApiDocument.read().violationsOffTheChannel("paymentEvents", record))
+                .as("what the AsyncAPI document says of the events topic")
+                .isEmpty();
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> RelayFixtures.count(
                                 database,

@@ -16,6 +16,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import dev.outbox.contract.AsyncApiDocument;
 import dev.outbox.contract.CloudEventsSdk;
 import dev.outbox.contract.MessageHeaders;
 import dev.outbox.local.LocalCredentials;
@@ -112,11 +113,13 @@ class PollingRelayIntegrationTests {
                 .as("a later version claimed before an earlier one of its aggregate")
                 .isZero();
         java.util.Map<String, List<Long>> versions = new java.util.HashMap<>();
+        AsyncApiDocument asyncApi = AsyncApiDocument.read();
         for (var r : RelayFixtures.readUntilAll(
                 "t-" + suffix + ".payment.events", OutboxRows.ids(inserted), Duration.ofSeconds(60))) {
             versions.computeIfAbsent(r.key(), k -> new ArrayList<>())
                     .add(Long.parseLong(TopicReader.header(r, MessageHeaders.AGGREGATE_VERSION)));
             CloudEventsSdk.assertReadsAsTheEvent(r.headers(), r.key(), r.value().getBytes(StandardCharsets.UTF_8));
+            assertThat(asyncApi.violationsOffTheChannel("paymentEvents", r)).isEmpty();
         }
         assertThat(versions).hasSize(300);
         versions.values().forEach(v -> assertThat(v).containsExactly(1L, 2L, 3L, 4L));

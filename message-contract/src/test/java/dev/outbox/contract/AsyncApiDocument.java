@@ -13,6 +13,7 @@ import com.networknt.schema.Error;
 import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.SpecificationVersion;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Header;
 import tools.jackson.databind.JsonNode;
@@ -127,6 +128,21 @@ public final class AsyncApiDocument {
             found.add("payload is not JSON");
         }
         return found;
+    }
+
+    /**
+     * A record a test read from its own topic (tests do not share the real topic names), checked as if it had been
+     * read at the channel's address: its key, headers and value.
+     */
+    public List<String> violationsOffTheChannel(String channel, ConsumerRecord<String, String> record) {
+        return violations(
+                channel,
+                new ProducerRecord<>(
+                        document.path("channels").path(channel).path("address").asString(),
+                        null,
+                        record.key(),
+                        record.value() == null ? null : record.value().getBytes(StandardCharsets.UTF_8),
+                        record.headers()));
     }
 
     private List<String> check(String what, JsonNode schema, JsonNode value) {
