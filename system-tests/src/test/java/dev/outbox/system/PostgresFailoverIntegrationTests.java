@@ -97,6 +97,32 @@ class PostgresFailoverIntegrationTests {
         run("polling", true);
     }
 
+    /**
+     * An application of this JVM, started and closed one at a time: the three variants run at once, and Spring Boot
+     * sets up and tears down logging per JVM (two starts at once failed in logback's reset).
+     */
+    private record InProcess(ConfigurableApplicationContext context) implements AutoCloseable {
+
+        private static final Object ONE_AT_A_TIME = new Object();
+
+        InProcess(SpringApplicationBuilder application, String... args) {
+            this(start(application, args));
+        }
+
+        private static ConfigurableApplicationContext start(SpringApplicationBuilder application, String... args) {
+            synchronized (ONE_AT_A_TIME) {
+                return application.run(args);
+            }
+        }
+
+        @Override
+        public void close() {
+            synchronized (ONE_AT_A_TIME) {
+                context.close();
+            }
+        }
+    }
+
     private static void run(String mode, boolean slotSync) {
         RUNS.put(
                 mode + slotSync,
@@ -173,25 +199,25 @@ class PostgresFailoverIntegrationTests {
             relayEnv.put("RELAY_HTTP_PORT", String.valueOf(Ports.free()));
             // the relay in its own JVM, as it runs in production (and Debezium's JMX names are per JVM)
             try (RelayProcess relay = new RelayProcess(relayEnv, suffix).start();
-                    ConfigurableApplicationContext api = new SpringApplicationBuilder(
-                                    PaymentsApplication.class, HoldResponse.class)
-                            .run(
-                                    "--server.port=0",
-                                    "--management.server.port=0",
-                                    "--spring.datasource.url=" + pg.jdbcUrl("payments"),
-                                    "--spring.datasource.hikari.connection-timeout=2000");
-                    ConfigurableApplicationContext consumer = AccountingApplication.builder()
-                            .run(
-                                    "--server.port=0",
-                                    "--management.server.port=0",
-                                    "--spring.datasource.url=" + pg.jdbcUrl("accounting"),
-                                    "--spring.datasource.hikari.connection-timeout=2000",
-                                    "--spring.kafka.bootstrap-servers="
-                                            + SharedInfra.kafka().bootstrapServers(),
-                                    "--spring.kafka.consumer.group-id=" + suffix,
-                                    "--accounting.topic=" + topic)) {
-                HoldResponse hold = api.getBean(HoldResponse.class);
-                String base = "http://127.0.0.1:" + api.getEnvironment().getProperty("local.server.port");
+                    InProcess api = new InProcess(
+                            new SpringApplicationBuilder(PaymentsApplication.class, HoldResponse.class),
+                            "--server.port=0",
+                            "--management.server.port=0",
+                            "--spring.datasource.url=" + pg.jdbcUrl("payments"),
+                            "--spring.datasource.hikari.connection-timeout=2000");
+                    InProcess consumer = new InProcess(
+                            AccountingApplication.builder(),
+                            "--server.port=0",
+                            "--management.server.port=0",
+                            "--spring.datasource.url=" + pg.jdbcUrl("accounting"),
+                            "--spring.datasource.hikari.connection-timeout=2000",
+                            "--spring.kafka.bootstrap-servers="
+                                    + SharedInfra.kafka().bootstrapServers(),
+                            "--spring.kafka.consumer.group-id=" + suffix,
+                            "--accounting.topic=" + topic)) {
+                HoldResponse hold = api.context().getBean(HoldResponse.class);
+                String base =
+                        "http://127.0.0.1:" + api.context().getEnvironment().getProperty("local.server.port");
                 Clients clients = new Clients(base, suffix);
                 int warmUp = 0;
                 if (mode.equals("cdc")) {
