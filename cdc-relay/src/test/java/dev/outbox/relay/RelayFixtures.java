@@ -39,7 +39,7 @@ public final class RelayFixtures {
     }
 
     /** The same settings as Spring properties, for a relay started in this JVM (the placeholders read them). */
-    static String[] asArgs(Map<String, String> env) {
+    public static String[] asArgs(Map<String, String> env) {
         return env.entrySet().stream()
                 .map(e -> "--" + e.getKey() + "=" + e.getValue())
                 .toArray(String[]::new);

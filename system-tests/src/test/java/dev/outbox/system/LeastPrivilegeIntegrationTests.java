@@ -124,10 +124,17 @@ class LeastPrivilegeIntegrationTests {
                     .close();
             s.executeUpdate("UPDATE outbox_messages SET published_at = now(), stream_coverable = false WHERE false");
             s.executeUpdate("UPDATE outbox_stream_horizon SET horizon = NULL WHERE false");
+            // the requeue audit: written and read, never rewritten
+            s.executeQuery("SELECT count(*) FROM outbox_requeues").close();
+            assertThatThrownBy(() -> s.executeUpdate("UPDATE outbox_requeues SET requeued = 0"))
+                    .hasMessageContaining("permission denied");
+            assertThatThrownBy(() -> s.executeUpdate("DELETE FROM outbox_requeues"))
+                    .hasMessageContaining("permission denied");
             // every other table of the schema, whatever later migrations add
             List<String> others = new ArrayList<>();
             try (var tables = s.executeQuery("SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
-                    + " AND tablename NOT IN ('outbox_messages', 'outbox_claim_floor', 'outbox_stream_horizon')"
+                    + " AND tablename NOT IN ('outbox_messages', 'outbox_claim_floor', 'outbox_stream_horizon',"
+                    + " 'outbox_requeues')"
                     + " ORDER BY tablename")) {
                 while (tables.next()) {
                     others.add(tables.getString(1));
@@ -200,7 +207,9 @@ class LeastPrivilegeIntegrationTests {
                 .contains(false);
         assertThat(claim(asRelay, worker)).containsExactly(row);
         asRelay.deadLetter(row, new IllegalStateException("rejected"));
-        assertThat(asRelay.requeue(DeadLetter.Selection.one(row))).isEqualTo(1);
+        assertThat(asRelay.requeue(DeadLetter.Selection.one(row), null, "operator")
+                        .requeued())
+                .isEqualTo(1);
         assertThat(asRelay.backlog().pending()).isEqualTo(1);
         assertThat(claim(asRelay, worker)).containsExactly(row);
         assertThat(asRelay.markPublished(List.of(row), worker)).isEqualTo(1);

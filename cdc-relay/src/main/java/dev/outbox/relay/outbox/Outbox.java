@@ -121,29 +121,83 @@ public final class Outbox {
              WHERE id = :id AND published_at IS NULL
             """;
 
+    /** The dead letters a {@link DeadLetter.Selection} takes: every condition whose parameter is not null. */
+    private static final String SELECTED = """
+            dead_lettered_at IS NOT NULL
+               AND (CAST(:id AS uuid) IS NULL OR id = CAST(:id AS uuid))
+               AND (CAST(:eventType AS text) IS NULL OR event_type = CAST(:eventType AS text))
+               AND (CAST(:reason AS text) IS NULL OR strpos(last_error, CAST(:reason AS text)) > 0)
+               AND (CAST(:cause AS text) IS NULL OR outbox_failure_shape(last_error) = CAST(:cause AS text))
+               AND (CAST(:after AS timestamptz) IS NULL OR dead_lettered_at >= CAST(:after AS timestamptz))
+               AND (CAST(:before AS timestamptz) IS NULL OR dead_lettered_at < CAST(:before AS timestamptz))
+            """;
+
+    /** A set of rows as one value: the SHA-256 of their ids in order, the same for the same set only. */
+    private static final String DIGEST =
+            "encode(sha256(convert_to(COALESCE(string_agg(id::text, ',' ORDER BY id), ''), 'UTF8')), 'hex')";
+
     private static final String DEAD_LETTERS = """
             SELECT id, aggregate_type, aggregate_id, aggregate_version, event_type, attempts, last_error,
                    occurred_at, dead_lettered_at, CASE WHEN :withPayload THEN payload::text END AS payload
               FROM outbox_messages
-             WHERE dead_lettered_at IS NOT NULL AND (CAST(:id AS uuid) IS NULL OR id = CAST(:id AS uuid))
+             WHERE %s
              ORDER BY dead_lettered_at, id
              LIMIT :limit
+            """.formatted(SELECTED);
+
+    /** Failure groups (V7's outbox_failure_shape): same cause, same event type, counted. */
+    private static final String GROUPS = """
+            SELECT split_part(cause, ':', 1) AS cause_class, cause, event_type, count(*) AS dead_letters,
+                   min(dead_lettered_at) AS first_seen, max(dead_lettered_at) AS last_seen
+              FROM (SELECT outbox_failure_shape(last_error) AS cause, event_type, dead_lettered_at
+                      FROM outbox_messages
+                     WHERE dead_lettered_at IS NOT NULL) d
+             GROUP BY cause, event_type
+             ORDER BY dead_letters DESC, cause, event_type
+             LIMIT :limit
             """;
+
+    private static final String MATCHED = """
+            SELECT count(*) AS dead_letters, %s AS digest, now() AS as_of
+              FROM outbox_messages
+             WHERE %s
+            """.formatted(DIGEST, SELECTED);
 
     /**
      * Same id, scheduled now, attempts from zero: the polling relay or the safety net publishes it again. The
      * outbox_ready_again trigger (V5) makes it ready in this transaction, which the claim floor cannot have passed, and
-     * out of the stream's reach (no slot streams an update).
+     * out of the stream's reach (no slot streams an update). The selection's rows are locked and digested first; when
+     * an expected digest is given (a dry run's) and the set is another, nothing changes. A requeue that runs is audited
+     * in the same statement. Rows dead-lettered by a transaction this statement cannot see are not in its set.
      */
     private static final String REQUEUE = """
-            UPDATE outbox_messages
-               SET dead_lettered_at = NULL, attempts = 0, next_attempt_at = now(), last_error = NULL,
-                   lock_id = NULL, locked_until = NULL
-             WHERE dead_lettered_at IS NOT NULL
-               AND (CAST(:id AS uuid) IS NULL OR id = CAST(:id AS uuid))
-               AND (CAST(:eventType AS text) IS NULL OR event_type = CAST(:eventType AS text))
-               AND (CAST(:after AS timestamptz) IS NULL OR dead_lettered_at >= CAST(:after AS timestamptz))
-               AND (CAST(:before AS timestamptz) IS NULL OR dead_lettered_at < CAST(:before AS timestamptz))
+            WITH chosen AS (
+                SELECT id FROM outbox_messages WHERE %s FOR UPDATE
+            ), matched AS (
+                SELECT count(*) AS dead_letters, %s AS digest, now() AS as_of FROM chosen
+            ), requeued AS (
+                UPDATE outbox_messages message
+                   SET dead_lettered_at = NULL, attempts = 0, next_attempt_at = now(), last_error = NULL,
+                       lock_id = NULL, locked_until = NULL
+                  FROM chosen, matched
+                 WHERE message.id = chosen.id
+                   AND (CAST(:expect AS text) IS NULL OR matched.digest = CAST(:expect AS text))
+                RETURNING message.id
+            ), audit AS (
+                INSERT INTO outbox_requeues (requested_by, selection, requeued, digest)
+                SELECT CAST(:by AS text), CAST(:selection AS text), (SELECT count(*) FROM requeued), matched.digest
+                  FROM matched
+                 WHERE CAST(:expect AS text) IS NULL OR matched.digest = CAST(:expect AS text)
+            )
+            SELECT matched.dead_letters, matched.digest, matched.as_of, (SELECT count(*) FROM requeued) AS requeued
+              FROM matched
+            """.formatted(SELECTED, DIGEST);
+
+    private static final String AUDITS = """
+            SELECT id, requested_by, requested_at, selection, requeued, digest
+              FROM outbox_requeues
+             ORDER BY id DESC
+             LIMIT :limit
             """;
 
     /**
@@ -305,10 +359,9 @@ public final class Outbox {
                 .update();
     }
 
-    public List<DeadLetter> deadLetters(UUID id, boolean withPayload, int limit) {
-        return jdbc.sql(DEAD_LETTERS)
+    public List<DeadLetter> deadLetters(DeadLetter.Selection selection, boolean withPayload, int limit) {
+        return selected(jdbc.sql(DEAD_LETTERS), selection)
                 .param("withPayload", withPayload)
-                .param("id", id)
                 .param("limit", limit)
                 .query((rs, n) -> new DeadLetter(
                         rs.getObject("id", UUID.class),
@@ -324,14 +377,69 @@ public final class Outbox {
                 .list();
     }
 
-    /** @return how many dead letters were requeued */
-    public int requeue(DeadLetter.Selection selection) {
-        return jdbc.sql(REQUEUE)
-                .param("id", selection.id())
+    /** Failure groups, the largest first. */
+    public List<DeadLetter.Group> deadLetterGroups(int limit) {
+        return jdbc.sql(GROUPS)
+                .param("limit", limit)
+                .query((rs, n) -> new DeadLetter.Group(
+                        rs.getString("cause_class"),
+                        rs.getString("cause"),
+                        rs.getString("event_type"),
+                        rs.getLong("dead_letters"),
+                        rs.getTimestamp("first_seen").toInstant(),
+                        rs.getTimestamp("last_seen").toInstant()))
+                .list();
+    }
+
+    /** The set a requeue of {@code selection} would take now: a dry run, which changes nothing. */
+    public DeadLetter.Matched matched(DeadLetter.Selection selection) {
+        return selected(jdbc.sql(MATCHED), selection).query(Outbox::matched).single();
+    }
+
+    /**
+     * Requeues the selection's dead letters, all or none, and audits it.
+     *
+     * @param expectedDigest a dry run's {@link DeadLetter.Matched#digest()}: nothing is requeued unless the selection
+     *                       takes exactly that set; {@code null} to take whatever it takes
+     * @param by             who asked, for the audit
+     */
+    public DeadLetter.Requeue requeue(DeadLetter.Selection selection, String expectedDigest, String by) {
+        return selected(jdbc.sql(REQUEUE), selection)
+                .param("expect", expectedDigest)
+                .param("by", by)
+                .param("selection", selection.toString())
+                .query((rs, n) -> new DeadLetter.Requeue(matched(rs, n), rs.getInt("requeued")))
+                .single();
+    }
+
+    /** The latest audited requeues, newest first. */
+    public List<DeadLetter.Audit> requeues(int limit) {
+        return jdbc.sql(AUDITS)
+                .param("limit", limit)
+                .query((rs, n) -> new DeadLetter.Audit(
+                        rs.getLong("id"),
+                        rs.getString("requested_by"),
+                        rs.getTimestamp("requested_at").toInstant(),
+                        rs.getString("selection"),
+                        rs.getInt("requeued"),
+                        rs.getString("digest")))
+                .list();
+    }
+
+    private static JdbcClient.StatementSpec selected(JdbcClient.StatementSpec sql, DeadLetter.Selection selection) {
+        return sql.param("id", selection.id())
                 .param("eventType", selection.eventType())
+                .param("reason", selection.reason())
+                .param("cause", selection.cause())
                 .param("after", timestamp(selection.deadLetteredAfter()))
-                .param("before", timestamp(selection.deadLetteredBefore()))
-                .update();
+                .param("before", timestamp(selection.deadLetteredBefore()));
+    }
+
+    private static DeadLetter.Matched matched(java.sql.ResultSet rs, int row) throws java.sql.SQLException {
+        return new DeadLetter.Matched(
+                rs.getLong("dead_letters"),
+                rs.getString("digest"),
+                rs.getTimestamp("as_of").toInstant());
     }
 
     /** @return rows deleted by this one statement (at most {@code batchSize}) */

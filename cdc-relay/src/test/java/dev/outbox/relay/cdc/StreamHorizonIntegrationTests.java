@@ -88,7 +88,9 @@ class StreamHorizonIntegrationTests {
         List<OutboxEvent> events = OutboxRows.insert(database, 1, 1);
         outbox.deadLetter(events.get(0).id(), new IllegalStateException("rejected"));
         assertThat(storeNow(slot)).isEqualTo(StreamHorizons.Stored.STORED);
-        assertThat(outbox.requeue(DeadLetter.Selection.one(events.get(0).id()))).isEqualTo(1);
+        assertThat(outbox.requeue(DeadLetter.Selection.one(events.get(0).id()), null, "operator")
+                        .requeued())
+                .isEqualTo(1);
 
         assertThat(storeNow(slot)).isEqualTo(StreamHorizons.Stored.STORED);
 

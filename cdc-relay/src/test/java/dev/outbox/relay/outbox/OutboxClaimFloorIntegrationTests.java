@@ -73,7 +73,9 @@ class OutboxClaimFloorIntegrationTests {
         assertThat(outbox.backlog().pending()).isZero();
         assertThat(floor()).isGreaterThan(readyXid(dead.get(0).id()));
 
-        assertThat(outbox.requeue(DeadLetter.Selection.one(dead.get(0).id()))).isEqualTo(1);
+        assertThat(outbox.requeue(DeadLetter.Selection.one(dead.get(0).id()), null, "operator")
+                        .requeued())
+                .isEqualTo(1);
 
         assertTheOnlyReadyRowIsClaimed(dead.get(0).id());
     }
