@@ -14,6 +14,7 @@ GRANT SELECT, INSERT ON outbox_requeues TO payments_relay;
 
 -- A dead letter's failure group: its sanitized reason with the parts that differ from one event to the next (UUIDs,
 -- numbers) replaced, so that the same cause reads the same: "RecordTooLargeException: The message is <n> bytes ...".
+-- The consumer computes the same in Java (service-security's FailureCause); a relay test holds the two together.
 CREATE FUNCTION outbox_failure_shape(reason text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     SELECT regexp_replace(

@@ -227,6 +227,92 @@ class DeadLetterAdminIntegrationTests {
         assertThat(entries(refused)).isEqualTo(2);
     }
 
+    /**
+     * Failure groups, and a dry run whose set the replay then takes exactly (refunds, so that the other tests'
+     * selections of created payments do not meet these): a dead letter of the group that arrives
+     * between the two makes the replay refuse (nothing replayed, nothing audited); narrowed to the dry run's moment it
+     * replays the dry run's set, audited with who, the selection and the digest.
+     */
+    @Test
+    void groupsAndADryRunWhoseSetTheReplayTakesExactly() throws Exception {
+        Instant start = Instant.now().minusSeconds(1);
+        String cause = "poison: payload is not valid JSON";
+        Event first = new Event(UUID.randomUUID(), UUID.randomUUID(), 2, EventTypes.PAYMENT_REFUNDED, "{not", null);
+        Event second = new Event(UUID.randomUUID(), UUID.randomUUID(), 2, EventTypes.PAYMENT_REFUNDED, "{no", null);
+        producer.send(record(TOPIC, null, first)).get();
+        producer.send(record(TOPIC, null, second)).get();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> deadLettersOf(first.id(), null).size() == 1
+                        && deadLettersOf(second.id(), null).size() == 1);
+
+        RawHttp.Response groups = RawHttp.get(port, "/admin/dead-letters/groups", TOKEN);
+        assertThat(groups.status()).as(groups.toString()).isEqualTo(200);
+        JsonNode poisonGroup = null;
+        for (JsonNode g : JSON.readTree(groups.body())) {
+            if (g.path("cause").asText().equals(cause)
+                    && g.path("eventType").asText().equals(EventTypes.PAYMENT_REFUNDED)) {
+                poisonGroup = g;
+            }
+        }
+        assertThat(poisonGroup).as(groups.body()).isNotNull();
+        assertThat(poisonGroup.path("causeClass").asText()).isEqualTo("poison");
+        assertThat(poisonGroup.path("deadLetters").asLong()).isGreaterThanOrEqualTo(2);
+
+        String selection = "cause=" + encode(cause) + "&eventType=PaymentRefunded&after=" + encode(start.toString());
+        assertThat(deadLettersOf(first.id(), selection)).hasSize(1);
+        long replaysBefore =
+                jdbc.sql("SELECT count(*) FROM dlt_replays").query(Long.class).single();
+        long requestsBefore = jdbc.sql("SELECT count(*) FROM dlt_replay_requests")
+                .query(Long.class)
+                .single();
+        @SuppressWarnings("unchecked")
+        Map<String, Object> dryRun = post("/admin/dead-letters/replay?dryRun=true&" + selection);
+        assertThat(dryRun.get("deadLetters")).isEqualTo(2);
+        assertThat((List<?>) dryRun.get("first")).hasSize(2);
+        String digest = (String) dryRun.get("digest");
+        assertThat(jdbc.sql("SELECT count(*) FROM dlt_replays")
+                        .query(Long.class)
+                        .single())
+                .as("a dry run replays nothing")
+                .isEqualTo(replaysBefore);
+
+        Event third = new Event(UUID.randomUUID(), UUID.randomUUID(), 2, EventTypes.PAYMENT_REFUNDED, "{x", null);
+        producer.send(record(TOPIC, null, third)).get();
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> deadLettersOf(third.id(), null).size() == 1);
+        RawHttp.Response changed =
+                send("POST", "/admin/dead-letters/replay?expect=" + digest + "&" + selection, null, TOKEN);
+        assertProblem(changed, 409, "accounting:selection-changed");
+        assertThat(changed.body()).contains("3 dead letters now");
+        assertThat(jdbc.sql("SELECT count(*) FROM dlt_replays")
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(replaysBefore);
+        assertThat(jdbc.sql("SELECT count(*) FROM dlt_replay_requests")
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(requestsBefore);
+
+        String asOf = encode((String) dryRun.get("asOf"));
+        assertThat(post("/admin/dead-letters/replay?expect=" + digest + "&before=" + asOf + "&" + selection))
+                .isEqualTo(Map.of("replayed", 2, "alreadyReplayed", 0));
+        RawHttp.Response requests = RawHttp.get(port, "/admin/dead-letters/replays", TOKEN);
+        JsonNode latest = JSON.readTree(requests.body()).get(0);
+        assertThat(latest.path("requestedBy").asText()).isEqualTo("admin");
+        assertThat(latest.path("deadLetters").asLong()).isEqualTo(2);
+        assertThat(latest.path("replayed").asInt()).isEqualTo(2);
+        assertThat(latest.path("digest").asText()).isEqualTo(digest);
+        assertThat(latest.path("selection").asText()).contains("cause=" + cause);
+        // the poison went back to the dead-letter topic; the one after the dry run was never replayed
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> deadLettersOf(first.id(), null).size() == 2);
+        assertThat(jdbc.sql("SELECT count(*) FROM dlt_replays WHERE event_id = :id")
+                        .param("id", third.id())
+                        .query(Long.class)
+                        .single())
+                .isZero();
+    }
+
     @Test
     void onlyTheAdminTokenReachesTheOperationsAndBadInputIsAProblem() {
         String payment = UUID.randomUUID().toString();
@@ -236,6 +322,9 @@ class DeadLetterAdminIntegrationTests {
                 new String[] {"GET", "/admin/dead-letters/0/0?includePayload=true", null},
                 new String[] {"POST", "/admin/dead-letters/0/0/replay", null},
                 new String[] {"POST", "/admin/dead-letters/replay?all=true", null},
+                new String[] {"POST", "/admin/dead-letters/replay?all=true&dryRun=true", null},
+                new String[] {"GET", "/admin/dead-letters/groups", null},
+                new String[] {"GET", "/admin/dead-letters/replays", null},
                 new String[] {"GET", "/admin/parked", null},
                 new String[] {"GET", "/admin/gap-resolutions", null},
                 new String[] {"POST", "/admin/parked/" + payment + "/skip", skip});
@@ -283,6 +372,14 @@ class DeadLetterAdminIntegrationTests {
                 400,
                 "accounting:invalid-request");
         assertProblem(send("POST", "/admin/dead-letters/0/99999999/replay", null, TOKEN), 404, "accounting:not-found");
+        assertProblem(
+                send("POST", "/admin/dead-letters/replay?all=true&expect=x", null, TOKEN),
+                400,
+                "accounting:invalid-request");
+        assertProblem(
+                send("GET", "/admin/dead-letters?cause=" + encode("a\nb"), null, TOKEN),
+                400,
+                "accounting:invalid-request");
         assertProblem(send("POST", "/admin/parked/not-a-uuid/skip", skip, TOKEN), 400, "http:bad-request");
         assertProblem(send("POST", "/admin/parked/" + payment + "/skip", skip, TOKEN), 404, "accounting:not-found");
         assertProblem(
@@ -307,6 +404,10 @@ class DeadLetterAdminIntegrationTests {
         assertThat(response.status()).as(response.toString()).isEqualTo(status);
         assertThat(response.isProblem()).as(response.toString()).isTrue();
         assertThat(response.body()).contains("urn:problem-type:" + type).doesNotContain("java.", "Exception:");
+    }
+
+    private static String encode(String value) {
+        return java.net.URLEncoder.encode(value, StandardCharsets.UTF_8);
     }
 
     private static void refuse(UUID payment) {

@@ -2,14 +2,20 @@ package dev.outbox.accounting.deadletter;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 import dev.outbox.contract.DeadLetterHeaders;
 import dev.outbox.contract.MessageHeaders;
+import dev.outbox.security.FailureCause;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
@@ -111,14 +117,15 @@ record DeadLetter(
      * Which dead letters a listing or a replay takes: any combination; every one when all are {@code null}.
      *
      * @param reason    a part of the reason (e.g. {@code poison:} or {@code PSQLException})
+     * @param cause     a failure group's cause, exactly ({@link FailureCause})
      * @param eventType the event_type header, exactly
      * @param after     dead-lettered at or after
      * @param before    dead-lettered before
      */
-    record Selection(String reason, String eventType, Instant after, Instant before) {
+    record Selection(String reason, String cause, String eventType, Instant after, Instant before) {
 
         boolean isEverything() {
-            return reason == null && eventType == null && after == null && before == null;
+            return reason == null && cause == null && eventType == null && after == null && before == null;
         }
 
         boolean matches(ConsumerRecord<String, byte[]> record) {
@@ -132,12 +139,49 @@ record DeadLetter(
                 return false;
             }
             String why = text(record.headers(), DeadLetterHeaders.REASON);
+            if (cause != null && !cause.equals(FailureCause.of(why))) {
+                return false;
+            }
             return reason == null || (why != null && why.contains(reason));
         }
 
         @Override
         public String toString() {
-            return "reason=" + reason + ", eventType=" + eventType + ", after=" + after + ", before=" + before;
+            return "reason=" + reason + ", cause=" + cause + ", eventType=" + eventType + ", after=" + after
+                    + ", before=" + before;
+        }
+    }
+
+    /**
+     * Dead letters of one cause and event type.
+     *
+     * @param causeClass the reason's first part: {@code poison} or the exception's simple name
+     * @param cause      the reason with its UUIDs and numbers replaced ({@link FailureCause})
+     * @param eventType  the event_type header, or {@code null} for records without one
+     */
+    record Group(
+            String causeClass, String cause, String eventType, long deadLetters, Instant firstSeen, Instant lastSeen) {}
+
+    /**
+     * The set a selection takes, as a dry run shows it and a replay checks it: how many records, and the SHA-256 of
+     * their positions ({@code partition@offset}, in order), which only the same set has.
+     *
+     * @param asOf when the set was read: records dead-lettered later are not in it
+     */
+    record Matched(long deadLetters, String digest, Instant asOf) {
+
+        static Matched of(List<ConsumerRecord<String, byte[]>> records, Instant asOf) {
+            String positions = records.stream()
+                    .sorted(Comparator.comparingInt((ConsumerRecord<String, byte[]> r) -> r.partition())
+                            .thenComparingLong(ConsumerRecord::offset))
+                    .map(r -> r.partition() + "@" + r.offset())
+                    .collect(Collectors.joining(","));
+            try {
+                byte[] hash = MessageDigest.getInstance("SHA-256").digest(positions.getBytes(StandardCharsets.UTF_8));
+                return new Matched(records.size(), HexFormat.of().formatHex(hash), asOf);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
         }
     }
 }

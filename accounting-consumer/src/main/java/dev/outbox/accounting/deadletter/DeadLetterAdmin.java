@@ -3,6 +3,7 @@ package dev.outbox.accounting.deadletter;
 import java.security.Principal;
 import java.time.Instant;
 import java.util.List;
+import java.util.regex.Pattern;
 
 import dev.outbox.accounting.OperatorInput;
 import dev.outbox.accounting.OperatorRefusal;
@@ -17,8 +18,10 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The runbook's dead-letter operations over {@link DeadLetters}, for the consumer's {@code <topic>.DLT}: list
- * (payload redacted) by reason, event type and time window; inspect one; replay one, a selection, or all of them
- * ({@code all=true}, so an empty selection is never a mistake). {@code /admin/**} is in the operator chain
+ * (payload redacted) by reason, failure group, event type and time window; the failure groups; inspect one; replay
+ * one, a selection, or all of them ({@code all=true}, so an empty selection is never a mistake), after a dry run if
+ * wanted ({@code dryRun=true}); a replay given the dry run's digest ({@code expect}) takes exactly that set or nothing;
+ * the audit of replay requests. {@code /admin/**} is in the operator chain
  * ({@code admin.paths}): the admin token only.
  */
 @RestController
@@ -26,6 +29,7 @@ import org.springframework.web.bind.annotation.RestController;
 final class DeadLetterAdmin {
 
     private static final Logger log = LoggerFactory.getLogger(DeadLetterAdmin.class);
+    private static final Pattern DIGEST = Pattern.compile("[0-9a-f]{64}");
 
     private final DeadLetters deadLetters;
 
@@ -33,14 +37,33 @@ final class DeadLetterAdmin {
         this.deadLetters = deadLetters;
     }
 
+    /**
+     * A dry run's answer: the set a replay of the selection would take now.
+     *
+     * @param digest pass it as {@code expect} to replay exactly this set
+     * @param first  the set's first records, payload redacted (at most 100)
+     */
+    record DryRun(long deadLetters, String digest, Instant asOf, List<DeadLetter> first) {}
+
     @GetMapping
     List<DeadLetter> list(
             @RequestParam(required = false) String reason,
+            @RequestParam(required = false) String cause,
             @RequestParam(required = false) String eventType,
             @RequestParam(required = false) Instant after,
             @RequestParam(required = false) Instant before,
             @RequestParam(defaultValue = "100") int limit) {
-        return deadLetters.list(selection(reason, eventType, after, before), Math.min(Math.max(limit, 1), 1000));
+        return deadLetters.list(selection(reason, cause, eventType, after, before), bounded(limit));
+    }
+
+    @GetMapping("/groups")
+    List<DeadLetter.Group> groups(@RequestParam(defaultValue = "100") int limit) {
+        return deadLetters.groups(bounded(limit));
+    }
+
+    @GetMapping("/replays")
+    List<DeadLetterReplays.Request> replays(@RequestParam(defaultValue = "100") int limit) {
+        return deadLetters.requests(bounded(limit));
     }
 
     @GetMapping("/{partition}/{offset}")
@@ -68,21 +91,32 @@ final class DeadLetterAdmin {
     }
 
     @PostMapping("/replay")
-    DeadLetters.Replayed replayMatching(
+    Object replayMatching(
             @RequestParam(required = false) String reason,
+            @RequestParam(required = false) String cause,
             @RequestParam(required = false) String eventType,
             @RequestParam(required = false) Instant after,
             @RequestParam(required = false) Instant before,
             @RequestParam(defaultValue = "false") boolean all,
+            @RequestParam(defaultValue = "false") boolean dryRun,
+            @RequestParam(required = false) String expect,
             Principal principal) {
-        DeadLetter.Selection selection = selection(reason, eventType, after, before);
+        DeadLetter.Selection selection = selection(reason, cause, eventType, after, before);
         if (selection.isEverything() != all) {
             throw OperatorRefusal.invalid(
                     all
                             ? "all=true replays every dead letter: give it without a selection."
-                            : "Give a selection (reason, eventType, after, before) or all=true.");
+                            : "Give a selection (reason, cause, eventType, after, before) or all=true.");
         }
-        DeadLetters.Replayed result = deadLetters.replay(selection, principal.getName());
+        if (expect != null && !DIGEST.matcher(expect).matches()) {
+            throw OperatorRefusal.invalid("expect must be a dry run's digest.");
+        }
+        if (dryRun) {
+            DeadLetter.Matched matched = deadLetters.matched(selection);
+            return new DryRun(
+                    matched.deadLetters(), matched.digest(), matched.asOf(), deadLetters.list(selection, 100));
+        }
+        DeadLetters.Replayed result = deadLetters.replay(selection, expect, principal.getName());
         // the selection's values are validated: one printable line each
         log.info(
                 "dead letters ({}) replayed by {}: {} published, {} replayed before",
@@ -93,14 +127,20 @@ final class DeadLetterAdmin {
         return result;
     }
 
-    private static DeadLetter.Selection selection(String reason, String eventType, Instant after, Instant before) {
+    private static DeadLetter.Selection selection(
+            String reason, String cause, String eventType, Instant after, Instant before) {
         if (after != null && before != null && !after.isBefore(before)) {
             throw OperatorRefusal.invalid("after must be before before.");
         }
         return new DeadLetter.Selection(
                 OperatorInput.optionalText(reason, "reason", 100),
+                OperatorInput.optionalText(cause, "cause", 300),
                 OperatorInput.optionalEventType(eventType),
                 after,
                 before);
+    }
+
+    private static int bounded(int limit) {
+        return Math.min(Math.max(limit, 1), 1000);
     }
 }

@@ -4,6 +4,7 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
@@ -11,8 +12,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
 
 /**
- * The one owner of dlt_replays: which dead-letter records an operator has replayed, by whom, and where the replay
- * landed. The primary key (the record's position in the dead-letter topic, and its timestamp: a recreated topic
+ * The one owner of dlt_replays and dlt_replay_requests: which dead-letter records an operator has replayed, by whom,
+ * and where the replay landed; and the requests that replayed them (who, which selection, how many). The primary key (the record's position in the dead-letter topic, and its timestamp: a recreated topic
  * starts its offsets again) decides whether a replay happens, never
  * a prior SELECT: of two concurrent replays of one record, the second waits for the first's transaction and then
  * takes nothing.
@@ -44,6 +45,31 @@ final class DeadLetterReplays {
              WHERE r.consumer_name = :consumer AND r.dlt_topic = :topic
             """;
 
+    private static final String REQUESTED = """
+            INSERT INTO dlt_replay_requests (consumer_name, dlt_topic, requested_by, requested_at, selection,
+                                             dead_letters, replayed, already_replayed, digest)
+            VALUES (:consumer, :topic, :by, :now, :selection, :deadLetters, :replayed, :alreadyReplayed, :digest)
+            """;
+
+    private static final String REQUESTS = """
+            SELECT id, requested_by, requested_at, selection, dead_letters, replayed, already_replayed, digest
+              FROM dlt_replay_requests
+             WHERE consumer_name = :consumer AND dlt_topic = :topic
+             ORDER BY id DESC
+             LIMIT :limit
+            """;
+
+    /** One audited replay request. */
+    record Request(
+            long id,
+            String requestedBy,
+            Instant requestedAt,
+            String selection,
+            long deadLetters,
+            int replayed,
+            int alreadyReplayed,
+            String digest) {}
+
     /** A dead-letter record's identity: its position, and its timestamp (epoch milliseconds). */
     record Position(int partition, long offset, long timestamp) {}
 
@@ -73,6 +99,46 @@ final class DeadLetterReplays {
                         .param("now", Timestamp.from(Instant.now()))
                         .update()
                 == 1;
+    }
+
+    /** Audits a request that replayed a selection, after its records (each in its own transaction). */
+    void requested(
+            String consumer,
+            String topic,
+            String by,
+            DeadLetter.Selection selection,
+            DeadLetter.Matched matched,
+            int replayed,
+            int alreadyReplayed) {
+        jdbc.sql(REQUESTED)
+                .param("consumer", consumer)
+                .param("topic", topic)
+                .param("by", by)
+                .param("now", Timestamp.from(Instant.now()))
+                .param("selection", selection.toString())
+                .param("deadLetters", matched.deadLetters())
+                .param("replayed", replayed)
+                .param("alreadyReplayed", alreadyReplayed)
+                .param("digest", matched.digest())
+                .update();
+    }
+
+    /** The latest audited requests, newest first. */
+    List<Request> requests(String consumer, String topic, int limit) {
+        return jdbc.sql(REQUESTS)
+                .param("consumer", consumer)
+                .param("topic", topic)
+                .param("limit", limit)
+                .query((rs, n) -> new Request(
+                        rs.getLong("id"),
+                        rs.getString("requested_by"),
+                        rs.getTimestamp("requested_at").toInstant(),
+                        rs.getString("selection"),
+                        rs.getLong("dead_letters"),
+                        rs.getInt("replayed"),
+                        rs.getInt("already_replayed"),
+                        rs.getString("digest")))
+                .list();
     }
 
     /** Records where the replay landed; in the claim's transaction, after the broker acknowledged it. */

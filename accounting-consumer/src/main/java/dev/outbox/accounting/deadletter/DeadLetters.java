@@ -2,6 +2,9 @@ package dev.outbox.accounting.deadletter;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -9,6 +12,7 @@ import java.util.Optional;
 import dev.outbox.accounting.AccountingProperties;
 import dev.outbox.accounting.OperatorRefusal;
 import dev.outbox.contract.DeadLetterHeaders;
+import dev.outbox.security.FailureCause;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -84,27 +88,79 @@ final class DeadLetters {
         return replayOne(record, by) ? new Replayed(1, 0) : new Replayed(0, 1);
     }
 
+    /** Failure groups: the records by cause and event type, counted, the largest first. */
+    List<DeadLetter.Group> groups(int limit) {
+        Map<List<String>, DeadLetter.Group> groups = new HashMap<>();
+        for (ConsumerRecord<String, byte[]> record : topic.scan(null, r -> true, Integer.MAX_VALUE)) {
+            DeadLetter letter = DeadLetter.of(record, null, false);
+            String cause = FailureCause.of(letter.reason());
+            Instant at = Instant.ofEpochMilli(record.timestamp());
+            groups.merge(
+                    Arrays.asList(cause, letter.eventType()),
+                    new DeadLetter.Group(FailureCause.causeClass(cause), cause, letter.eventType(), 1, at, at),
+                    (a, b) -> new DeadLetter.Group(
+                            a.causeClass(),
+                            a.cause(),
+                            a.eventType(),
+                            a.deadLetters() + 1,
+                            a.firstSeen().isBefore(b.firstSeen()) ? a.firstSeen() : b.firstSeen(),
+                            a.lastSeen().isAfter(b.lastSeen()) ? a.lastSeen() : b.lastSeen()));
+        }
+        return groups.values().stream()
+                .sorted(Comparator.comparingLong(DeadLetter.Group::deadLetters)
+                        .reversed()
+                        .thenComparing(DeadLetter.Group::cause)
+                        .thenComparing(g -> String.valueOf(g.eventType())))
+                .limit(limit)
+                .toList();
+    }
+
+    /** The set a replay of {@code selection} would take now: a dry run, which changes nothing. */
+    DeadLetter.Matched matched(DeadLetter.Selection selection) {
+        Instant asOf = Instant.now();
+        return DeadLetter.Matched.of(topic.scan(selection.after(), selection::matches, Integer.MAX_VALUE), asOf);
+    }
+
     /**
      * Replays every record of the selection not replayed before, oldest first, each in its own transaction; on a
-     * failure the ones before it stay replayed, and the same request again replays the rest.
+     * failure the ones before it stay replayed, and the same request again replays the rest. Audited once it ran.
+     *
+     * @param expectedDigest a dry run's {@link DeadLetter.Matched#digest()}: nothing is replayed unless the selection
+     *                       takes exactly that set of records; {@code null} to take whatever it takes
      */
-    Replayed replay(DeadLetter.Selection selection, String by) {
+    Replayed replay(DeadLetter.Selection selection, String expectedDigest, String by) {
+        Instant asOf = Instant.now();
+        List<ConsumerRecord<String, byte[]>> records =
+                topic.scan(selection.after(), selection::matches, Integer.MAX_VALUE);
+        DeadLetter.Matched matched = DeadLetter.Matched.of(records, asOf);
+        if (expectedDigest != null && !expectedDigest.equals(matched.digest())) {
+            throw OperatorRefusal.conflict(
+                    "selection-changed",
+                    "The selection changed",
+                    "The selection takes another set than the dry run's (" + matched.deadLetters()
+                            + " dead letters now): nothing was replayed. Run the dry run again.");
+        }
         int published = 0;
         int skipped = 0;
-        for (ConsumerRecord<String, byte[]> record :
-                topic.scan(selection.after(), selection::matches, Integer.MAX_VALUE)) {
-            try {
+        try {
+            for (ConsumerRecord<String, byte[]> record : records) {
                 if (replayOne(record, by)) {
                     published++;
                 } else {
                     skipped++;
                 }
-            } catch (OperatorRefusal e) {
-                throw OperatorRefusal.brokerUnavailable(e.getMessage() + " " + published
-                        + " records were replayed before; the same request again replays the rest.");
             }
+        } catch (OperatorRefusal e) {
+            throw OperatorRefusal.brokerUnavailable(e.getMessage() + " " + published
+                    + " records were replayed before; the same request again replays the rest.");
+        } finally {
+            replays.requested(consumer, topic.name(), by, selection, matched, published, skipped);
         }
         return new Replayed(published, skipped);
+    }
+
+    List<DeadLetterReplays.Request> requests(int limit) {
+        return replays.requests(consumer, topic.name(), limit);
     }
 
     /** Claims the record's replay and publishes it, in one transaction: a failed publish leaves no claim. */

@@ -14,6 +14,7 @@ import dev.outbox.local.LocalCredentials;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.relay.RelayApplication;
 import dev.outbox.relay.RelayFixtures;
+import dev.outbox.security.FailureCause;
 import dev.outbox.security.Spellings;
 import dev.outbox.testing.Ports;
 import dev.outbox.testing.SharedInfra;
@@ -160,6 +161,30 @@ class DeadLetterOperationsIntegrationTests {
             assertThat(deadLetters(jdbc)).isEqualTo(3);
             assertThat(JSON.readTree(call("GET", base + "/requeues", 200).body()))
                     .hasSize(2);
+        }
+    }
+
+    /** The relay groups in SQL (V7's outbox_failure_shape), the consumer in Java (FailureCause): the same causes. */
+    @Test
+    void theDatabasesFailureShapeIsTheConsumers() {
+        JdbcClient jdbc = JdbcClient.create(new DriverManagerDataSource(
+                SharedInfra.postgres().jdbcUrl(OutboxRows.migratedDatabase()),
+                LocalCredentials.POSTGRES.user(),
+                LocalCredentials.POSTGRES.password()));
+        for (String reason : new String[] {
+            TOO_LARGE.formatted(1_048_677),
+            UNKNOWN.formatted("01A24205-d4ba-73ee-934d-b9c83dead5a3"),
+            "poison: breaks schema PaymentCreated v1: /amount: pattern",
+            "TimeoutException",
+            "",
+            "x 12-34 5f6a7b8c-0000-1111-2222-333344445555f 007"
+        }) {
+            assertThat(jdbc.sql("SELECT outbox_failure_shape(:reason)")
+                            .param("reason", reason)
+                            .query(String.class)
+                            .single())
+                    .as(reason)
+                    .isEqualTo(FailureCause.of(reason));
         }
     }
 
