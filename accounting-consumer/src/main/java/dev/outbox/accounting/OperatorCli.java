@@ -32,10 +32,14 @@ import tools.jackson.databind.json.JsonMapper;
 public final class OperatorCli {
 
     static final String USAGE = """
-            usage: dlt list [--reason TEXT] [--type EVENT_TYPE] [--after INSTANT] [--before INSTANT] [--limit N]
+            usage: dlt list [--reason TEXT] [--cause CAUSE] [--type EVENT_TYPE] [--after INSTANT] [--before INSTANT]
+                            [--limit N]
+                   dlt groups [--limit N]
                    dlt show PARTITION@OFFSET [--payload]
                    dlt replay PARTITION@OFFSET
-                   dlt replay [--reason TEXT] [--type EVENT_TYPE] [--after INSTANT] [--before INSTANT] | --all
+                   dlt replay [--reason TEXT] [--cause CAUSE] [--type EVENT_TYPE] [--after INSTANT] [--before INSTANT]
+                              | --all   [--dry-run | --expect DIGEST]
+                   dlt replays [--limit N]
                    parked list [--payment PAYMENT_ID]
                    parked skip PAYMENT_ID --from VERSION --to VERSION --operator NAME --reason TEXT
                    parked audit [--payment PAYMENT_ID]
@@ -45,7 +49,7 @@ public final class OperatorCli {
     /** The local run's admin token (its SHA-256 is the default of {@code ACCOUNTING_ADMIN_TOKEN_SHA256}). */
     private static final String LOCAL_ADMIN_TOKEN = "local-admin-token";
 
-    private static final Set<String> FLAGS = Set.of("all", "payload");
+    private static final Set<String> FLAGS = Set.of("all", "payload", "dry-run");
     private static final JsonMapper JSON = JsonMapper.builder()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
@@ -165,10 +169,10 @@ public final class OperatorCli {
 
     /**
      * The options an endpoint knows, as its query parameters ({@code --type} is {@code eventType}, {@code --payment}
-     * is {@code paymentId}); any other option is a usage error.
+     * is {@code paymentId}, {@code --dry-run} is {@code dryRun}); any other option is a usage error.
      */
     public static String query(Map<String, String> options, String... known) {
-        Map<String, String> names = Map.of("type", "eventType", "payment", "paymentId");
+        Map<String, String> names = Map.of("type", "eventType", "payment", "paymentId", "dry-run", "dryRun");
         StringBuilder query = new StringBuilder();
         for (Map.Entry<String, String> option : options.entrySet()) {
             if (!List.of(known).contains(option.getKey())) {

@@ -275,6 +275,20 @@ class DeadLetterAdminIntegrationTests {
                         .single())
                 .as("a dry run replays nothing")
                 .isEqualTo(replaysBefore);
+        assertThat(cli(
+                        "dlt",
+                        "replay",
+                        "--cause",
+                        cause,
+                        "--type",
+                        EventTypes.PAYMENT_REFUNDED,
+                        "--after",
+                        start.toString(),
+                        "--dry-run"))
+                .as("the command line's dry run: the same set")
+                .contains("would replay 2 dead letters")
+                .contains("--expect " + digest);
+        assertThat(cli("dlt", "groups")).contains("poison  PaymentRefunded").contains("cause: " + cause);
 
         Event third = new Event(UUID.randomUUID(), UUID.randomUUID(), 2, EventTypes.PAYMENT_REFUNDED, "{x", null);
         producer.send(record(TOPIC, null, third)).get();
@@ -303,6 +317,8 @@ class DeadLetterAdminIntegrationTests {
         assertThat(latest.path("replayed").asInt()).isEqualTo(2);
         assertThat(latest.path("digest").asText()).isEqualTo(digest);
         assertThat(latest.path("selection").asText()).contains("cause=" + cause);
+        assertThat(cli("dlt", "replays"))
+                .contains("by admin: 2 taken, 2 replayed, 0 replayed before (digest " + digest);
         // the poison went back to the dead-letter topic; the one after the dry run was never replayed
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> deadLettersOf(first.id(), null).size() == 2);

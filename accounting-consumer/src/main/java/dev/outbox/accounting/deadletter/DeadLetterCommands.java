@@ -10,10 +10,13 @@ import tools.jackson.core.type.TypeReference;
 
 import static dev.outbox.accounting.OperatorCli.text;
 
-/** {@code dlt list|show|replay}: {@link DeadLetterAdmin}'s endpoints from the command line ({@link OperatorCli}). */
+/**
+ * {@code dlt list|groups|show|replay|replays}: {@link DeadLetterAdmin}'s endpoints from the command line ({@link
+ * OperatorCli}).
+ */
 public final class DeadLetterCommands {
 
-    private static final String SELECTION = "reason type after before";
+    private static final String SELECTION = "reason cause type after before";
 
     private DeadLetterCommands() {}
 
@@ -34,6 +37,8 @@ public final class DeadLetterCommands {
                 yield show(positions.get(0), options, admin, out);
             }
             case "replay" -> replay(positions, options, admin, out);
+            case "groups" -> groups(options, admin, out);
+            case "replays" -> replays(options, admin, out);
             default -> throw new IllegalArgumentException("unknown command: dlt " + command);
         };
     }
@@ -106,15 +111,65 @@ public final class DeadLetterCommands {
         if (positions.size() == 1 && options.isEmpty()) {
             result = admin.post(
                     "/admin/dead-letters/" + path(positions.get(0)) + "/replay", null, DeadLetters.Replayed.class);
+        } else if (positions.isEmpty() && options.containsKey("dry-run")) {
+            DeadLetterAdmin.DryRun dryRun = admin.post(
+                    "/admin/dead-letters/replay" + OperatorCli.query(options, (SELECTION + " all dry-run").split(" ")),
+                    null,
+                    DeadLetterAdmin.DryRun.class);
+            out.printf(
+                    "would replay %d dead letters (as of %s, digest %s)%n",
+                    dryRun.deadLetters(), dryRun.asOf(), dryRun.digest());
+            for (DeadLetter d : dryRun.first()) {
+                out.printf("  %d@%d  %s  event %s%n", d.partition(), d.offset(), d.deadLetteredAt(), text(d.eventId()));
+            }
+            out.printf(
+                    "exactly these: the same selection with --before %s --expect %s%n", dryRun.asOf(), dryRun.digest());
+            return 0;
         } else if (positions.isEmpty() && !options.isEmpty()) {
             result = admin.post(
-                    "/admin/dead-letters/replay" + OperatorCli.query(options, (SELECTION + " all").split(" ")),
+                    "/admin/dead-letters/replay" + OperatorCli.query(options, (SELECTION + " all expect").split(" ")),
                     null,
                     DeadLetters.Replayed.class);
         } else {
             throw new IllegalArgumentException("replay one record, a selection, or --all");
         }
         out.printf("replayed %d, already replayed before %d%n", result.replayed(), result.alreadyReplayed());
+        return 0;
+    }
+
+    private static int groups(Map<String, String> options, OperatorCli.Admin admin, PrintStream out)
+            throws IOException, InterruptedException {
+        List<DeadLetter.Group> groups =
+                admin.get("/admin/dead-letters/groups" + OperatorCli.query(options, "limit"), new TypeReference<>() {});
+        if (groups.isEmpty()) {
+            out.println("no dead letters");
+        }
+        for (DeadLetter.Group g : groups) {
+            out.printf(
+                    "%d  %s  %s  first %s  last %s%n    cause: %s%n",
+                    g.deadLetters(), g.causeClass(), text(g.eventType()), g.firstSeen(), g.lastSeen(), g.cause());
+        }
+        return 0;
+    }
+
+    private static int replays(Map<String, String> options, OperatorCli.Admin admin, PrintStream out)
+            throws IOException, InterruptedException {
+        List<DeadLetterReplays.Request> requests = admin.get(
+                "/admin/dead-letters/replays" + OperatorCli.query(options, "limit"), new TypeReference<>() {});
+        if (requests.isEmpty()) {
+            out.println("no replay requests");
+        }
+        for (DeadLetterReplays.Request r : requests) {
+            out.printf(
+                    "%s by %s: %d taken, %d replayed, %d replayed before (digest %s)%n    selection: %s%n",
+                    r.requestedAt(),
+                    r.requestedBy(),
+                    r.deadLetters(),
+                    r.replayed(),
+                    r.alreadyReplayed(),
+                    r.digest(),
+                    r.selection());
+        }
         return 0;
     }
 
