@@ -229,6 +229,12 @@ public final class CdcRelay implements SmartLifecycle {
         closeConsumer();
         // the slot exists, and its stored horizon is of it (or begins again) before anything streams
         StreamHorizons.Prepared prepared = horizons.prepare(cdc.slotName());
+        if (prepared.lostDropped()) {
+            log.warn(
+                    "slot {} was lost (PostgreSQL removed WAL it needed: max_slot_wal_keep_size was passed while no"
+                            + " relay streamed); dropped it to create it again",
+                    cdc.slotName());
+        }
         if (prepared.slotCreated()) {
             log.info("created slot {}", cdc.slotName());
         }

@@ -39,6 +39,18 @@ final class StreamHorizons {
              WHERE s.slot_name = :slot AND s.database = current_database()
             """;
 
+    /**
+     * The slot, when PostgreSQL has removed WAL it still needed (wal_status lost: max_slot_wal_keep_size was passed
+     * while no relay streamed). Nothing can stream from it again and Debezium never starts on it; the relay drops it
+     * and creates it anew, as for a slot dropped while it was down.
+     */
+    private static final String LOST = """
+            SELECT slot_name FROM pg_replication_slots
+             WHERE slot_name = :slot AND database = current_database() AND NOT active AND wal_status = 'lost'
+            """;
+
+    private static final String DROP = "SELECT pg_drop_replication_slot(:slot)";
+
     /** PostgreSQL 17+: a failover slot, which standbys running sync_replication_slots keep a copy of. */
     private static final String CREATE_SLOT = """
             SELECT CASE WHEN current_setting('server_version_num')::int >= 170000
@@ -97,7 +109,7 @@ final class StreamHorizons {
     }
 
     /** What {@link #prepare} did. */
-    record Prepared(boolean slotCreated, boolean begun, int leftToSafetyNet) {}
+    record Prepared(boolean lostDropped, boolean slotCreated, boolean begun, int leftToSafetyNet) {}
 
     private final JdbcClient jdbc;
     private final Outbox outbox;
@@ -116,6 +128,14 @@ final class StreamHorizons {
      * the leader streams from.
      */
     Prepared prepare(String slot) {
+        boolean lost = jdbc.sql(LOST)
+                .param("slot", slot)
+                .query(String.class)
+                .optional()
+                .isPresent();
+        if (lost) {
+            jdbc.sql(DROP).param("slot", slot).query((rs, n) -> n).single();
+        }
         boolean created = false;
         Optional<Boolean> continuous = continuous(slot);
         if (continuous.isEmpty()) {
@@ -124,14 +144,14 @@ final class StreamHorizons {
             continuous = continuous(slot);
         }
         if (continuous.orElse(false)) {
-            return new Prepared(created, false, 0);
+            return new Prepared(lost, created, false, 0);
         }
         Integer left = repeatableRead.execute(tx -> {
             int n = outbox.leaveToSafetyNet();
             jdbc.sql(BEGIN).param("slot", slot).update();
             return n;
         });
-        return new Prepared(created, true, left == null ? 0 : left);
+        return new Prepared(lost, created, true, left == null ? 0 : left);
     }
 
     private Optional<Boolean> continuous(String slot) {
