@@ -37,7 +37,7 @@ final class DeadLetterAdmin {
     /**
      * A dry run's answer, or a requeue's.
      *
-     * @param dryRun       whether anything was changed
+     * @param dryRun       true for a dry run, which changed nothing
      * @param deadLetters  how many the selection took (for a requeue: when it ran)
      * @param digest       which set: pass it as {@code expect} to requeue exactly this one
      * @param asOf         when the set was read
