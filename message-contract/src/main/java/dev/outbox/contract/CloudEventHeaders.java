@@ -8,7 +8,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
 
 /**
@@ -45,12 +44,19 @@ public final class CloudEventHeaders {
     private static final byte[] SPEC_VERSION_BYTES = SPEC_VERSION_1_0.getBytes(StandardCharsets.UTF_8);
     private static final byte[] SOURCE_BYTES = PAYMENTS_API.getBytes(StandardCharsets.UTF_8);
     private static final byte[] JSON_BYTES = JSON.getBytes(StandardCharsets.UTF_8);
-    /** The schema URIs of every type and version the contract has, as header bytes: none built per event. */
-    private static final Map<String, byte[]> SCHEMA_URIS = new HashMap<>();
+    /**
+     * The schema URIs of every type and version the contract has, as header bytes, by type and then version (index
+     * version - 1): neither a URI nor a lookup key is built per event.
+     */
+    private static final Map<String, byte[][]> SCHEMA_URIS = new HashMap<>();
 
     static {
-        EventSchemas.VERSIONS.forEach((type, versions) -> versions.forEach(
-                v -> SCHEMA_URIS.put(type + ":" + v, EventSchemas.uri(type, v).getBytes(StandardCharsets.UTF_8))));
+        EventSchemas.VERSIONS.forEach((type, versions) -> {
+            byte[][] uris =
+                    new byte[versions.stream().mapToInt(Integer::intValue).max().orElse(0)][];
+            versions.forEach(v -> uris[v - 1] = EventSchemas.uri(type, v).getBytes(StandardCharsets.UTF_8));
+            SCHEMA_URIS.put(type, uris);
+        });
     }
 
     private CloudEventHeaders() {}
@@ -75,7 +81,8 @@ public final class CloudEventHeaders {
     }
 
     private static byte[] dataSchema(String eventType, int schemaVersion) {
-        byte[] uri = SCHEMA_URIS.get(eventType + ":" + schemaVersion);
+        byte[][] uris = SCHEMA_URIS.get(eventType);
+        byte[] uri = uris != null && schemaVersion - 1 < uris.length ? uris[schemaVersion - 1] : null;
         return uri != null ? uri : EventSchemas.uri(eventType, schemaVersion).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -109,15 +116,15 @@ public final class CloudEventHeaders {
             throw disagrees(TIME, MessageHeaders.OCCURRED_AT + " header");
         }
         required(headers, SOURCE);
-        String subject = text(headers, SUBJECT);
+        String subject = EventEnvelope.text(headers, SUBJECT);
         if (subject != null && !subject.equals(key)) {
             throw disagrees(SUBJECT, "record key");
         }
-        String schema = text(headers, DATASCHEMA);
+        String schema = EventEnvelope.text(headers, DATASCHEMA);
         if (schema != null && !schema.equals(EventSchemas.uri(envelope.eventType(), envelope.schemaVersion()))) {
             throw disagrees(DATASCHEMA, MessageHeaders.EVENT_TYPE + " and " + MessageHeaders.SCHEMA_VERSION);
         }
-        String contentType = text(headers, CONTENT_TYPE);
+        String contentType = EventEnvelope.text(headers, CONTENT_TYPE);
         if (contentType != null && !contentType.equals(JSON) && !contentType.startsWith(JSON + ";")) {
             throw new InvalidEnvelope(CONTENT_TYPE + " header is not " + JSON);
         }
@@ -136,15 +143,10 @@ public final class CloudEventHeaders {
     }
 
     private static String required(Headers headers, String name) {
-        String value = text(headers, name);
+        String value = EventEnvelope.text(headers, name);
         if (value == null || value.isEmpty()) {
             throw new InvalidEnvelope("missing " + name + " header beside the other CloudEvents headers");
         }
         return value;
-    }
-
-    private static String text(Headers headers, String name) {
-        Header header = headers.lastHeader(name);
-        return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }
 }

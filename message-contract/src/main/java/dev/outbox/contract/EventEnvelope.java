@@ -65,7 +65,8 @@ public record EventEnvelope(
         headers.add(name, value.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static String text(Headers headers, String name) {
+    /** A header's value as UTF-8 text; {@code null} when absent or without a value. */
+    static String text(Headers headers, String name) {
         Header header = headers.lastHeader(name);
         return header == null || header.value() == null ? null : new String(header.value(), StandardCharsets.UTF_8);
     }

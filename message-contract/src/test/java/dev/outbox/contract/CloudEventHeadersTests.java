@@ -141,7 +141,7 @@ class CloudEventHeadersTests {
                 .hasMessage("ce_type header disagrees with the event_type header");
     }
 
-    /** A version the contract does not have yet (a newer producer) still gets its schema's URI. */
+    /** A type or version the contract does not have yet (a newer producer) still gets its schema's URI. */
     @Test
     void everyTypeAndVersionGetsItsSchemasUri() {
         EventEnvelope next =
@@ -152,6 +152,14 @@ class CloudEventHeadersTests {
                 .lastHeader(CloudEventHeaders.DATASCHEMA);
         assertThat(new String(schema.value(), StandardCharsets.UTF_8))
                 .isEqualTo("urn:payments-outbox:schema:payment:PaymentCreated:2");
+        EventEnvelope unknownType =
+                new EventEnvelope(ENVELOPE.id(), "PaymentChargedBack", 1, 3, ENVELOPE.occurredAt(), null);
+        Header unknown = new EventRecord(Topics.PAYMENT_EVENTS, PAYMENT.toString(), unknownType, PAYLOAD)
+                .toProducerRecord()
+                .headers()
+                .lastHeader(CloudEventHeaders.DATASCHEMA);
+        assertThat(new String(unknown.value(), StandardCharsets.UTF_8))
+                .isEqualTo("urn:payments-outbox:schema:payment:PaymentChargedBack:1");
     }
 
     @Test
