@@ -450,7 +450,7 @@ public final class Outbox {
                 .update();
     }
 
-    /** Raises the claim floor first: every relay runs this every {@code relay.monitor-interval}. */
+    /** Raises the claim floor first ({@link #advanceFloor()}), then counts from it. */
     public Backlog backlog() {
         return jdbc.sql(BACKLOG)
                 .param("floor", advanceFloor())
@@ -463,15 +463,19 @@ public final class Outbox {
     }
 
     /**
-     * The claim floor as stored: claims read from it and leave raising it to {@link #backlog()}, which every relay
-     * runs every {@code relay.monitor-interval}. A floor a few seconds old only costs a claim the rows published since.
+     * The claim floor as stored: claims read from it and leave raising it to {@link #advanceFloor()}, which every
+     * relay runs every {@code relay.monitor-interval}. A floor a few seconds old only costs a claim the rows published since.
      */
     private long floor() {
         return jdbc.sql(FLOOR).query(Long.class).single();
     }
 
-    /** @return the raised claim floor: every row pending now or later has a ready_xid at or beyond it (V4, V5) */
-    private long advanceFloor() {
+    /**
+     * Raises the claim floor: every relay runs this every {@code relay.monitor-interval}, with a count or without.
+     *
+     * @return the raised claim floor: every row pending now or later has a ready_xid at or beyond it (V4, V5)
+     */
+    public long advanceFloor() {
         return jdbc.sql(ADVANCE_FLOOR).param("base", floor()).query(Long.class).single();
     }
 

@@ -11,7 +11,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * The outbox backlog as both modes see it: rows not yet published nor dead-lettered, and the age of the oldest
- * one, the signal to alert on. Refreshed every {@code relay.monitor-interval} so a scrape never queries the database.
+ * one, the signal to alert on. Every {@code relay.monitor-interval} the claim floor is raised and, as often as
+ * {@link CountPacing} allows, the backlog counted, so that a scrape never queries the database and a large backlog
+ * does not make the count a load of its own.
  */
 @Component
 final class PendingMonitor implements SchedulingConfigurer {
@@ -19,6 +21,7 @@ final class PendingMonitor implements SchedulingConfigurer {
     private final Outbox outbox;
     private final RelayProperties relay;
     private final AtomicReference<Outbox.Backlog> backlog = new AtomicReference<>(new Outbox.Backlog(0, 0, 0, 0));
+    private final CountPacing pacing = new CountPacing();
 
     PendingMonitor(Outbox outbox, RelayProperties relay, MeterRegistry meters) {
         this.outbox = outbox;
@@ -39,6 +42,16 @@ final class PendingMonitor implements SchedulingConfigurer {
 
     @Override
     public void configureTasks(ScheduledTaskRegistrar registrar) {
-        registrar.addFixedDelayTask(() -> backlog.set(outbox.backlog()), relay.monitorInterval());
+        registrar.addFixedDelayTask(this::refresh, relay.monitorInterval());
+    }
+
+    private void refresh() {
+        long start = System.nanoTime();
+        if (pacing.due(start)) {
+            backlog.set(outbox.backlog());
+            pacing.counted(start, System.nanoTime());
+        } else {
+            outbox.advanceFloor();
+        }
     }
 }
