@@ -388,6 +388,29 @@ final class PipelineHarness implements AutoCloseable {
         }
     }
 
+    /** Client settings for the harness's broker: what a reader of its topics needs. */
+    Map<String, Object> kafkaClient() {
+        return kafka.adminClientProperties();
+    }
+
+    /**
+     * Makes the broker stamp each record of {@code topic} with the time it appended it (LogAppendTime) instead of the
+     * producer's: with acks=all on one broker, when the publisher's send was acknowledged, whoever the publisher is.
+     */
+    void stampAppendTime(String topic) throws Exception {
+        try (org.apache.kafka.clients.admin.Admin admin =
+                org.apache.kafka.clients.admin.Admin.create(kafka.adminClientProperties())) {
+            var resource = new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+            var stamp = new org.apache.kafka.clients.admin.AlterConfigOp(
+                    new org.apache.kafka.clients.admin.ConfigEntry("message.timestamp.type", "LogAppendTime"),
+                    org.apache.kafka.clients.admin.AlterConfigOp.OpType.SET);
+            admin.incrementalAlterConfigs(Map.of(resource, List.of(stamp)))
+                    .all()
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     /** Records on a topic as of now (the sum of its end offsets), 0 when it does not exist. */
     long records(String topic) throws Exception {
         try (org.apache.kafka.clients.admin.Admin admin =
