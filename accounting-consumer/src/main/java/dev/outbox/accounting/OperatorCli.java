@@ -17,6 +17,7 @@ import java.util.Set;
 
 import dev.outbox.accounting.deadletter.DeadLetterCommands;
 import dev.outbox.accounting.ledger.ParkedCommands;
+import dev.outbox.accounting.reconcile.ReconcileCommands;
 import tools.jackson.core.type.TypeReference;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JsonNode;
@@ -43,6 +44,7 @@ public final class OperatorCli {
                    parked list [--payment PAYMENT_ID]
                    parked skip PAYMENT_ID --from VERSION --to VERSION --operator NAME --reason TEXT
                    parked audit [--payment PAYMENT_ID]
+                   reconcile status
             options: --url URL (env ACCOUNTING_ADMIN_URL, default http://127.0.0.1:8082)
                      --token TOKEN (env ACCOUNTING_ADMIN_TOKEN, default the local run's admin token)""";
 
@@ -58,7 +60,7 @@ public final class OperatorCli {
 
     /** The first words of a command line this class runs instead of the service. */
     public static boolean isCommand(String[] args) {
-        return args.length > 0 && (args[0].equals("dlt") || args[0].equals("parked"));
+        return args.length > 0 && (args[0].equals("dlt") || args[0].equals("parked") || args[0].equals("reconcile"));
     }
 
     public static void main(String[] args) {
@@ -100,6 +102,9 @@ public final class OperatorCli {
             }
             if (command.startsWith("parked ")) {
                 return ParkedCommands.run(command.substring(7), rest, options, admin, out);
+            }
+            if (command.startsWith("reconcile ")) {
+                return ReconcileCommands.run(command.substring(10), admin, out);
             }
             return usage(err, command.isEmpty() ? "no command" : "unknown command: " + command);
         } catch (IllegalArgumentException e) {

@@ -164,6 +164,60 @@ class MonitoringConfigurationTests {
                         "15m",
                         Map.of(),
                         "5m"),
+                // each side of the or on its own; a problem that waits for an operator does not fire it
+                new Scenario(
+                        "EventsLostOrAppliedTwice",
+                        Map.of(
+                                reconcileProblems(consumer, "missing_on_topic"),
+                                "0 0 1x10",
+                                "reconcile_balance_mismatches" + consumer,
+                                "0x12"),
+                        Map.of(
+                                reconcileProblems(consumer, "missing_on_topic"),
+                                "0x12",
+                                reconcileProblems(consumer, "dead_lettered_by_relay"),
+                                "1x12",
+                                "reconcile_balance_mismatches" + consumer,
+                                "0x12"),
+                        "5m",
+                        Map.of(),
+                        null),
+                new Scenario(
+                        "EventsLostOrAppliedTwice",
+                        Map.of(
+                                reconcileProblems(consumer, "applied_more_than_once"),
+                                "0x12",
+                                "reconcile_balance_mismatches" + consumer,
+                                "0 0 2x10"),
+                        Map.of(
+                                reconcileProblems(consumer, "applied_more_than_once"),
+                                "0x12",
+                                "reconcile_balance_mismatches" + consumer,
+                                "0x12"),
+                        "5m",
+                        Map.of(),
+                        null),
+                // no instance holds the job's lock; or the leader's last window is older than three objectives
+                new Scenario(
+                        "ReconcileBehind",
+                        Map.of("reconcile_leader" + consumer, "0x30"),
+                        Map.of("reconcile_leader" + consumer, "1x30"),
+                        "15m",
+                        Map.of(),
+                        "5m"),
+                new Scenario(
+                        "ReconcileBehind",
+                        Map.of(
+                                "reconcile_leader" + consumer, "1x30",
+                                "reconcile_last_window_seconds" + consumer, "0x30",
+                                "reconcile_objective_seconds" + consumer, "60x30"),
+                        Map.of(
+                                "reconcile_leader" + consumer, "1x30",
+                                "reconcile_last_window_seconds" + consumer, "0+60x30",
+                                "reconcile_objective_seconds" + consumer, "60x30"),
+                        "15m",
+                        Map.of(),
+                        "10m"),
                 new Scenario(
                         "ServiceDown",
                         Map.of("up" + api, "1 0x10"),
@@ -211,6 +265,10 @@ class MonitoringConfigurationTests {
         Path test = Files.writeString(dir.resolve("alerts-test.yml"), new Yaml().dump(file));
 
         assertThat(promtool("test", "rules", test.toString())).contains("SUCCESS");
+    }
+
+    private static String reconcileProblems(String labels, String verdict) {
+        return "reconcile_open_problems" + labels.replace("}", ",verdict=\"" + verdict + "\"}");
     }
 
     private static Map<String, String> latencyBuckets(
