@@ -12,7 +12,7 @@ printf '%s\n' security.protocol=SASL_PLAINTEXT sasl.mechanism=SCRAM-SHA-256 \
   "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"admin\" password=\"$ADMIN_PASSWORD\";" \
   > "$admin"
 
-for user in relay accounting replay ui; do
+for user in relay accounting replay reconciler ui; do
   var="${user^^}_PASSWORD"
   "$bin/kafka-configs.sh" --bootstrap-server "$server" --command-config "$admin" --alter \
     --add-config "SCRAM-SHA-256=[iterations=8192,password=${!var}]" --entity-type users --entity-name "$user"

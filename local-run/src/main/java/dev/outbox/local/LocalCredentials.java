@@ -32,6 +32,8 @@ public final class LocalCredentials {
 
     /** accounting-consumer's role: owns and migrates the accounting database. */
     public static final Login ACCOUNTING_DB = new Login("accounting_app", "accounting_app");
+    /** The consumer's reconcile job, on both databases: reads, never writes. */
+    public static final Login RECONCILER_DB = new Login("reconciler", "reconciler");
 
     /** The Kafka super user: provisioning only. */
     public static final Login KAFKA_ADMIN = new Login("admin", "admin-secret");
@@ -40,6 +42,8 @@ public final class LocalCredentials {
     public static final Login KAFKA_ACCOUNTING = new Login("accounting", "accounting-secret");
     /** The consumer's dead-letter replays: reads the DLT, writes the events topic. */
     public static final Login KAFKA_REPLAY = new Login("replay", "replay-secret");
+    /** The consumer's reconcile job: reads the events topic and its dead letters. */
+    public static final Login KAFKA_RECONCILER = new Login("reconciler", "reconciler-secret");
     /** Kafka UI (compose): reads the pipeline's topics. */
     public static final Login KAFKA_UI = new Login("ui", "ui-secret");
 
@@ -56,7 +60,7 @@ public final class LocalCredentials {
     /** Every service principal of the broker, by name (the admin is bootstrapped into the metadata instead). */
     public static Map<String, String> kafkaPrincipals() {
         Map<String, String> passwords = new LinkedHashMap<>();
-        for (Login login : new Login[] {KAFKA_RELAY, KAFKA_ACCOUNTING, KAFKA_REPLAY, KAFKA_UI}) {
+        for (Login login : new Login[] {KAFKA_RELAY, KAFKA_ACCOUNTING, KAFKA_REPLAY, KAFKA_RECONCILER, KAFKA_UI}) {
             passwords.put(login.user(), login.password());
         }
         return passwords;

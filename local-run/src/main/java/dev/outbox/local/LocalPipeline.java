@@ -123,7 +123,18 @@ public final class LocalPipeline {
                         LocalCredentials.ACCOUNTING_DB.as("ACCOUNTING_DB_USER", "ACCOUNTING_DB_PASSWORD"),
                         LocalCredentials.KAFKA_ACCOUNTING.as("KAFKA_USERNAME", "KAFKA_PASSWORD"),
                         LocalCredentials.KAFKA_REPLAY.as(
-                                "ACCOUNTING_REPLAY_KAFKA_USERNAME", "ACCOUNTING_REPLAY_KAFKA_PASSWORD")),
+                                "ACCOUNTING_REPLAY_KAFKA_USERNAME", "ACCOUNTING_REPLAY_KAFKA_PASSWORD"),
+                        Map.of(
+                                "ACCOUNTING_RECONCILE_ENABLED",
+                                "true",
+                                "ACCOUNTING_RECONCILE_PAYMENTS_URL",
+                                db + "payments"),
+                        LocalCredentials.RECONCILER_DB.as(
+                                "ACCOUNTING_RECONCILE_PAYMENTS_USER", "ACCOUNTING_RECONCILE_PAYMENTS_PASSWORD"),
+                        LocalCredentials.RECONCILER_DB.as(
+                                "ACCOUNTING_RECONCILE_DB_USER", "ACCOUNTING_RECONCILE_DB_PASSWORD"),
+                        LocalCredentials.KAFKA_RECONCILER.as(
+                                "ACCOUNTING_RECONCILE_KAFKA_USERNAME", "ACCOUNTING_RECONCILE_KAFKA_PASSWORD")),
                 8082,
                 "/readyz"));
 

@@ -98,8 +98,11 @@ class ComposeConfigurationTests {
     @SuppressWarnings("unchecked")
     void theLocalCredentialsAreTheStacksOwn() throws Exception {
         String init = Files.readString(root().resolve("docker/postgres/init.sql"));
-        for (LocalCredentials.Login role :
-                List.of(LocalCredentials.PAYMENTS_DB, LocalCredentials.RELAY_DB, LocalCredentials.ACCOUNTING_DB)) {
+        for (LocalCredentials.Login role : List.of(
+                LocalCredentials.PAYMENTS_DB,
+                LocalCredentials.RELAY_DB,
+                LocalCredentials.ACCOUNTING_DB,
+                LocalCredentials.RECONCILER_DB)) {
             assertThat(init)
                     .as(role.user() + " in init.sql")
                     .containsPattern("CREATE ROLE " + role.user() + " LOGIN[A-Z ]* PASSWORD '" + role.password() + "'");
@@ -117,8 +120,18 @@ class ComposeConfigurationTests {
                 .containsEntry("RELAY_PASSWORD", LocalCredentials.KAFKA_RELAY.password())
                 .containsEntry("ACCOUNTING_PASSWORD", LocalCredentials.KAFKA_ACCOUNTING.password())
                 .containsEntry("REPLAY_PASSWORD", LocalCredentials.KAFKA_REPLAY.password())
+                .containsEntry("RECONCILER_PASSWORD", LocalCredentials.KAFKA_RECONCILER.password())
                 .containsEntry("UI_PASSWORD", LocalCredentials.KAFKA_UI.password());
-        assertThat(LocalCredentials.kafkaPrincipals()).hasSize(4);
+        assertThat(LocalCredentials.kafkaPrincipals()).hasSize(5);
+        Map<String, Object> consumer =
+                (Map<String, Object>) services.get("accounting-consumer").get("environment");
+        assertThat(consumer)
+                .containsEntry("ACCOUNTING_RECONCILE_PAYMENTS_USER", LocalCredentials.RECONCILER_DB.user())
+                .containsEntry("ACCOUNTING_RECONCILE_PAYMENTS_PASSWORD", LocalCredentials.RECONCILER_DB.password())
+                .containsEntry("ACCOUNTING_RECONCILE_DB_USER", LocalCredentials.RECONCILER_DB.user())
+                .containsEntry("ACCOUNTING_RECONCILE_DB_PASSWORD", LocalCredentials.RECONCILER_DB.password())
+                .containsEntry("ACCOUNTING_RECONCILE_KAFKA_USERNAME", LocalCredentials.KAFKA_RECONCILER.user())
+                .containsEntry("ACCOUNTING_RECONCILE_KAFKA_PASSWORD", LocalCredentials.KAFKA_RECONCILER.password());
         String adminDigest = sha256(LocalCredentials.ADMIN_TOKEN);
         for (String config : CONFIG_OF.values()) {
             assertThat(resource(config)).as(config + "'s default admin digest").contains(":" + adminDigest + "}");

@@ -62,6 +62,8 @@ class KafkaAuthorizationIntegrationTests {
             "test-accounting-secret",
             "replay",
             "test-replay-secret",
+            "reconciler",
+            "test-reconciler-secret",
             "ui",
             "test-ui-secret");
     static final String TOPIC = "payments.payment.events";
@@ -107,7 +109,18 @@ class KafkaAuthorizationIntegrationTests {
                                     "--KAFKA_USERNAME=accounting",
                                     "--KAFKA_PASSWORD=" + PASSWORDS.get("accounting"),
                                     "--ACCOUNTING_REPLAY_KAFKA_USERNAME=replay",
-                                    "--ACCOUNTING_REPLAY_KAFKA_PASSWORD=" + PASSWORDS.get("replay"))) {
+                                    "--ACCOUNTING_REPLAY_KAFKA_PASSWORD=" + PASSWORDS.get("replay"),
+                                    // the reconcile job, as its own roles (init.sql) and principal
+                                    "--ACCOUNTING_RECONCILE_ENABLED=true",
+                                    "--ACCOUNTING_RECONCILE_WINDOW=1s",
+                                    "--ACCOUNTING_RECONCILE_OBJECTIVE=3s",
+                                    "--ACCOUNTING_RECONCILE_PAYMENTS_URL=" + pg.jdbcUrl("payments"),
+                                    "--ACCOUNTING_RECONCILE_PAYMENTS_USER=reconciler",
+                                    "--ACCOUNTING_RECONCILE_PAYMENTS_PASSWORD=reconciler",
+                                    "--ACCOUNTING_RECONCILE_DB_USER=reconciler",
+                                    "--ACCOUNTING_RECONCILE_DB_PASSWORD=reconciler",
+                                    "--ACCOUNTING_RECONCILE_KAFKA_USERNAME=reconciler",
+                                    "--ACCOUNTING_RECONCILE_KAFKA_PASSWORD=" + PASSWORDS.get("reconciler"))) {
                 JdbcClient ledger = JdbcClient.create(new DriverManagerDataSource(
                         pg.jdbcUrl("accounting"),
                         LocalCredentials.POSTGRES.user(),
@@ -183,6 +196,51 @@ class KafkaAuthorizationIntegrationTests {
                                     TopicAuthorizationException.class,
                                     org.apache.kafka.common.errors.GroupAuthorizationException.class);
                 }
+
+                // the reconcile job's principal reads the events where its look-ups need them, and nothing more
+                assertThatThrownBy(() -> send(producer(bootstrap, "reconciler", PASSWORDS.get("reconciler")), forgery))
+                        .hasCauseInstanceOf(AuthorizationException.class);
+                try (KafkaConsumer<String, String> reconcilerReading = new KafkaConsumer<>(client(
+                        bootstrap,
+                        "reconciler",
+                        PASSWORDS.get("reconciler"),
+                        Map.of(
+                                "group.id",
+                                "accounting",
+                                "key.deserializer",
+                                StringDeserializer.class.getName(),
+                                "value.deserializer",
+                                StringDeserializer.class.getName())))) {
+                    reconcilerReading.subscribe(List.of(TOPIC));
+                    assertThatThrownBy(() -> reconcilerReading.poll(Duration.ofSeconds(10)))
+                            .as("the reconcile principal may not read the events in the consumer's group")
+                            .isInstanceOf(org.apache.kafka.common.errors.GroupAuthorizationException.class);
+                }
+                Map<String, Object> firstEvent = JdbcClient.create(new DriverManagerDataSource(
+                                pg.jdbcUrl("payments"),
+                                LocalCredentials.POSTGRES.user(),
+                                LocalCredentials.POSTGRES.password()))
+                        .sql("SELECT id, occurred_at FROM outbox_messages WHERE aggregate_id = :payment")
+                        .param("payment", first)
+                        .query()
+                        .singleRow();
+                UUID firstId = (UUID) firstEvent.get("id");
+                try (dev.outbox.reconcile.KafkaWire wire = new dev.outbox.reconcile.KafkaWire(
+                        client(bootstrap, "reconciler", PASSWORDS.get("reconciler"), Map.of()),
+                        TOPIC,
+                        1_000,
+                        Duration.ofSeconds(30))) {
+                    assertThat(wire.findOnTopic(List.of(new dev.outbox.reconcile.Wire.Event(
+                                    firstId, first, ((java.sql.Timestamp) firstEvent.get("occurred_at")).toInstant()))))
+                            .containsOnlyKeys(firstId);
+                }
+                // and the job, as its own roles and principal, judged that event applied
+                int reconcilePort = Integer.parseInt(consumer.getEnvironment().getProperty("local.server.port"));
+                await().atMost(Duration.ofSeconds(60))
+                        .untilAsserted(() -> assertThat(admin(reconcilePort, "GET", "/admin/reconcile")
+                                        .body())
+                                .contains("\"APPLIED\":1")
+                                .contains("\"problems\":[]"));
 
                 // a record the consumer cannot apply (written as the relay, as a relay bug would): the admin
                 // endpoints list it and replay it as the replay principal; it fails again and returns with its history

@@ -55,6 +55,82 @@ class LeastPrivilegeIntegrationTests {
     }
 
     /**
+     * The reconcile job's login (init.sql), through payments_reconciler and accounting_reconciler: it reads the columns
+     * its judgement needs on each database and asks which events are published; no payload, no key, no write.
+     */
+    @Test
+    void theReconcileJobReadsWhatItJudgesByAndCanChangeNothing() throws Exception {
+        SharedInfra.postgres().applyInitScript();
+        String payments = SharedInfra.postgres().jdbcUrl("payments");
+        String accounting = SharedInfra.postgres().jdbcUrl("accounting");
+        OutboxRows.migrate(payments, LocalCredentials.PAYMENTS_DB.user(), LocalCredentials.PAYMENTS_DB.password());
+        org.flywaydb.core.Flyway.configure()
+                .dataSource(
+                        accounting, LocalCredentials.ACCOUNTING_DB.user(), LocalCredentials.ACCOUNTING_DB.password())
+                .locations("classpath:db/accounting")
+                .load()
+                .migrate();
+        String user = LocalCredentials.RECONCILER_DB.user();
+        String password = LocalCredentials.RECONCILER_DB.password();
+        try (Connection c = DriverManager.getConnection(payments, user, password);
+                Statement s = c.createStatement()) {
+            s.executeQuery("SELECT id, aggregate_id, event_type, ready_xid, occurred_at, dead_lettered_at"
+                            + " FROM outbox_reconcile")
+                    .close();
+            s.executeQuery("SELECT outbox_published_among(ARRAY[gen_random_uuid()])")
+                    .close();
+            s.executeQuery("SELECT id, amount, refunded_amount, version FROM payments")
+                    .close();
+            for (String read : List.of(
+                    "SELECT payload FROM outbox_messages",
+                    "SELECT id FROM outbox_messages",
+                    "SELECT id FROM outbox_delivery",
+                    "SELECT client_id FROM payments",
+                    "SELECT description FROM payments",
+                    "SELECT * FROM idempotency_keys",
+                    "SELECT * FROM refunds",
+                    "SELECT * FROM outbox_requeues")) {
+                assertThatThrownBy(() -> s.executeQuery(read)).as(read).hasMessageContaining("permission denied");
+            }
+            for (String write : List.of(
+                    "UPDATE outbox_messages SET dead_lettered_at = now() WHERE false",
+                    "UPDATE outbox_reconcile SET dead_lettered_at = now() WHERE false",
+                    "DELETE FROM outbox_reconcile WHERE false",
+                    "UPDATE payments SET amount = 1 WHERE false",
+                    "UPDATE outbox_claim_floor SET ready_xid = 0")) {
+                assertThatThrownBy(() -> s.executeUpdate(write)).as(write).hasMessageContaining("permission denied");
+            }
+        }
+        try (Connection c = DriverManager.getConnection(accounting, user, password);
+                Statement s = c.createStatement()) {
+            s.executeQuery("SELECT consumer_name, event_id, payment_id, amount FROM ledger_entries")
+                    .close();
+            s.executeQuery("SELECT consumer_name, message_id FROM inbox_messages")
+                    .close();
+            s.executeQuery("SELECT consumer_name, payment_id, event_id FROM parked_events")
+                    .close();
+            s.executeQuery("SELECT consumer_name, payment_id, last_version FROM payment_positions")
+                    .close();
+            s.executeQuery("SELECT pg_try_advisory_lock(hashtext('payments-outbox reconcile'))")
+                    .close();
+            for (String read : List.of(
+                    "SELECT payload FROM parked_events",
+                    "SELECT trace_id FROM ledger_entries",
+                    "SELECT * FROM dlt_replays",
+                    "SELECT * FROM gap_resolutions")) {
+                assertThatThrownBy(() -> s.executeQuery(read)).as(read).hasMessageContaining("permission denied");
+            }
+            for (String write : List.of(
+                    "DELETE FROM ledger_entries WHERE false",
+                    "INSERT INTO inbox_messages VALUES ('x', gen_random_uuid(), now())",
+                    "UPDATE payment_positions SET last_version = 0 WHERE false",
+                    "DELETE FROM parked_events WHERE false")) {
+                assertThatThrownBy(() -> s.executeUpdate(write)).as(write).hasMessageContaining("permission denied");
+            }
+        }
+    }
+
+    /**
      * Measured, not claimed: REPLICATION is a privilege over the whole database. The relay's login, through a
      * logical slot of its own with the test_decoding plugin (which ignores publications), reads rows of payments
      * and idempotency_keys, response bodies included, although SELECT on those tables is denied to it.

@@ -79,7 +79,19 @@ class MonitoringIntegrationTests {
                                 "--spring.datasource.username=" + LocalCredentials.POSTGRES.user(),
                                 "--spring.datasource.password=" + LocalCredentials.POSTGRES.password());
                 ConfigurableApplicationContext consumer = AccountingApplication.builder()
-                        .run(EventFixtures.consumerArgs(accounting, topic, "mon-" + suffix))) {
+                        .run(EventFixtures.consumerArgs(
+                                accounting,
+                                topic,
+                                "mon-" + suffix,
+                                // the reconcile job on, as compose runs it (the superuser here: its roles are tested
+                                // apart)
+                                "--reconcile.enabled=true",
+                                "--reconcile.payments-url="
+                                        + SharedInfra.postgres().jdbcUrl(payments),
+                                "--reconcile.payments-username=" + LocalCredentials.POSTGRES.user(),
+                                "--reconcile.payments-password=" + LocalCredentials.POSTGRES.password(),
+                                "--reconcile.accounting-username=" + LocalCredentials.POSTGRES.user(),
+                                "--reconcile.accounting-password=" + LocalCredentials.POSTGRES.password()))) {
             JdbcClient ledger = EventFixtures.jdbc(accounting);
             JdbcClient paymentsDb = EventFixtures.jdbc(payments);
             await().atMost(Duration.ofSeconds(90))

@@ -192,6 +192,10 @@ final class PipelineHarness implements AutoCloseable {
                 .toList();
     }
 
+    String consumerUrl() {
+        return "http://127.0.0.1:" + ports.get(Component.CONSUMER);
+    }
+
     String apiUrl() {
         return "http://127.0.0.1:" + ports.get(Component.API);
     }
@@ -307,16 +311,22 @@ final class PipelineHarness implements AutoCloseable {
                         "20s",
                         "RELAY_SAFETY_NET_INTERVAL",
                         "5s");
+            // the reconcile job on, as the superuser like every service here (its own roles: LeastPrivilege tests);
+            // its objective above the relay's safety-net grace (20 s) + a lease + the consumer's retries
             case CONSUMER ->
-                Map.of(
-                        "ACCOUNTING_DB_URL",
-                        postgres.jdbcUrl("accounting"),
-                        "KAFKA_BOOTSTRAP_SERVERS",
-                        kafkaServers,
-                        "ACCOUNTING_HTTP_PORT",
-                        String.valueOf(ports.get(component)),
-                        "ACCOUNTING_MANAGEMENT_PORT",
-                        "0");
+                Map.ofEntries(
+                        Map.entry("ACCOUNTING_DB_URL", postgres.jdbcUrl("accounting")),
+                        Map.entry("KAFKA_BOOTSTRAP_SERVERS", kafkaServers),
+                        Map.entry("ACCOUNTING_HTTP_PORT", String.valueOf(ports.get(component))),
+                        Map.entry("ACCOUNTING_MANAGEMENT_PORT", "0"),
+                        Map.entry("ACCOUNTING_RECONCILE_ENABLED", "true"),
+                        Map.entry("ACCOUNTING_RECONCILE_WINDOW", "5s"),
+                        Map.entry("ACCOUNTING_RECONCILE_OBJECTIVE", "60s"),
+                        Map.entry("ACCOUNTING_RECONCILE_PAYMENTS_URL", postgres.jdbcUrl("payments")),
+                        Map.entry("ACCOUNTING_RECONCILE_PAYMENTS_USER", LocalCredentials.POSTGRES.user()),
+                        Map.entry("ACCOUNTING_RECONCILE_PAYMENTS_PASSWORD", LocalCredentials.POSTGRES.password()),
+                        Map.entry("ACCOUNTING_RECONCILE_DB_USER", LocalCredentials.POSTGRES.user()),
+                        Map.entry("ACCOUNTING_RECONCILE_DB_PASSWORD", LocalCredentials.POSTGRES.password()));
             default -> throw new IllegalArgumentException(component.name());
         };
     }

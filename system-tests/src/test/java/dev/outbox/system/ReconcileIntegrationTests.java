@@ -205,6 +205,33 @@ class ReconcileIntegrationTests {
                     .isEqualTo(1);
             assertThat(scrapedValue(scraped, "reconcile_leader", null)).isEqualTo(1);
             assertAlerts(dir, scraped, "EventsLostOrAppliedTwice");
+
+            // one job at a time: a second consumer with the job on stands by until the first one is gone
+            try (ConfigurableApplicationContext second = AccountingApplication.builder()
+                    .run(EventFixtures.consumerArgs(
+                            accounting,
+                            topic,
+                            "rc-" + suffix,
+                            "--reconcile.enabled=true",
+                            "--reconcile.window=" + WINDOW.toMillis() + "ms",
+                            "--reconcile.objective=" + OBJECTIVE.toMillis() + "ms",
+                            "--reconcile.payments-url=" + SharedInfra.postgres().jdbcUrl(payments),
+                            "--reconcile.payments-username=" + ROLE,
+                            "--reconcile.payments-password=" + ROLE_PASSWORD,
+                            "--reconcile.accounting-username=" + ROLE,
+                            "--reconcile.accounting-password=" + ROLE_PASSWORD))) {
+                String standby = second.getEnvironment().getProperty("local.server.port");
+                await().during(WINDOW.multipliedBy(2))
+                        .atMost(WINDOW.multipliedBy(4))
+                        .until(() -> !reconcileStatus(standby).path("leader").asBoolean());
+                consumer.close();
+                JsonNode takenOver = await().atMost(OBJECTIVE.plus(Duration.ofSeconds(60)))
+                        .until(
+                                () -> reconcileStatus(standby),
+                                s -> s.path("state").path("lastWindow").isObject());
+                assertThat(takenOver.path("leader").asBoolean()).isTrue();
+                assertThat(takenOver.path("state").path("problems")).hasSize(3);
+            }
         }
     }
 

@@ -71,6 +71,7 @@ class SoakTests {
                     }
                 });
             }
+            ReconcileWatch reconcile = new ReconcileWatch(pipeline.consumerUrl());
             List<String> recoveries = new ArrayList<>();
             long end = System.nanoTime() + Duration.ofMinutes(minutes).toNanos();
             Component[] victims = Arrays.stream(System.getProperty("soak.victims", "API,RELAY,CONSUMER,KAFKA,POSTGRES")
@@ -116,6 +117,7 @@ class SoakTests {
                 }
             }
             loading.set(false);
+            java.time.Instant loadStopped = java.time.Instant.now();
             clients.shutdown();
             clients.awaitTermination(2, java.util.concurrent.TimeUnit.MINUTES);
             // under load a second's worth of events always waits for the next horizon: caught up means, once the
@@ -157,6 +159,89 @@ class SoakTests {
                     report);
             assertThat(report.holds()).as(report.toString()).isTrue();
             assertThat(report.payments()).isEqualTo(created.get());
+
+            // the reconcile job, the same judgement running in the consumer throughout: every window it closed
+            // under load and kills consistent, and, one objective after the load stopped, everything judged
+            await().atMost(Duration.ofMinutes(3))
+                    .pollInterval(Duration.ofSeconds(2))
+                    .until(() -> reconcile.judgedAfter(loadStopped));
+            reconcile.close();
+            System.out.printf("  reconcile job: %s%n", reconcile);
+            assertThat(reconcile.windows()).as(reconcile.toString()).isPositive();
+            assertThat(reconcile.inconsistent()).as(reconcile.toString()).isEmpty();
+        }
+    }
+
+    /**
+     * Reads the consumer's {@code /admin/reconcile} every second (nothing while the consumer is down) and keeps every
+     * window it saw judged: its range and whether it was consistent.
+     */
+    private static final class ReconcileWatch implements AutoCloseable {
+        private final tools.jackson.databind.json.JsonMapper json =
+                tools.jackson.databind.json.JsonMapper.builder().build();
+        private final HttpClient http = HttpClient.newHttpClient();
+        private final String url;
+        private final java.util.Map<String, String> windows = new java.util.concurrent.ConcurrentHashMap<>();
+        private final java.util.concurrent.ScheduledExecutorService timer =
+                Executors.newSingleThreadScheduledExecutor();
+        private volatile java.time.Instant judgedUpTo = java.time.Instant.EPOCH;
+
+        ReconcileWatch(String consumerUrl) {
+            this.url = consumerUrl + "/admin/reconcile";
+            timer.scheduleWithFixedDelay(this::look, 1, 1, java.util.concurrent.TimeUnit.SECONDS);
+        }
+
+        private void look() {
+            try {
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(URI.create(url))
+                                .header("Authorization", "Bearer local-admin-token")
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                tools.jackson.databind.JsonNode window =
+                        json.readTree(r.body()).path("state").path("lastWindow");
+                if (r.statusCode() != 200 || !window.isObject()) {
+                    return;
+                }
+                boolean broken = window.path("mismatches").size() > 0;
+                for (String verdict : List.of("MISSING_ON_TOPIC", "ON_TOPIC_NOT_APPLIED", "APPLIED_MORE_THAN_ONCE")) {
+                    broken |= window.path("counts").path(verdict).asLong() > 0;
+                }
+                windows.put(
+                        window.path("fromXid").asLong() + "-"
+                                + window.path("toXid").asLong(),
+                        broken ? window.toString() : "consistent");
+                judgedUpTo =
+                        java.time.Instant.parse(window.path("committedBefore").asString());
+            } catch (Exception e) {
+                // the consumer is down or restarting: the next look
+            }
+        }
+
+        boolean judgedAfter(java.time.Instant instant) {
+            return judgedUpTo.isAfter(instant);
+        }
+
+        int windows() {
+            return windows.size();
+        }
+
+        List<String> inconsistent() {
+            return windows.values().stream()
+                    .filter(w -> !w.equals("consistent"))
+                    .toList();
+        }
+
+        @Override
+        public void close() {
+            timer.shutdownNow();
+        }
+
+        @Override
+        public String toString() {
+            return windows.size() + " windows judged (" + inconsistent().size() + " inconsistent), every event "
+                    + "committed before " + judgedUpTo + " judged";
         }
     }
 
