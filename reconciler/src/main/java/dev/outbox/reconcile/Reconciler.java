@@ -30,7 +30,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
  *
  * <p>Memory is bounded by the chunk size whatever the volume: the window is read {@code chunkSize} rows at a time in
  * the outbox's ready order, and only a capped list of problems is kept. Per chunk: two statements on the payments
- * database, three on the accounting database, and, only for events not applied, one more on the first, two more on
+ * database, two on the accounting database, and, only for events not applied, one more on the first, two more on
  * the second and a bounded scan of the topic and its dead-letter topic. Read-only throughout: it needs SELECT on a few
  * columns (payments V8, accounting V5) and nothing else.
  */
@@ -121,15 +121,17 @@ public final class Reconciler {
              GROUP BY event_id
             """;
 
-    private static final String LEDGER_TOTALS = """
-            SELECT payment_id, sum(amount) AS total FROM ledger_entries
-             WHERE consumer_name = :consumer AND payment_id = ANY(CAST(:ids AS uuid[]))
-             GROUP BY payment_id
-            """;
-
-    private static final String POSITIONS = """
-            SELECT payment_id, last_version FROM payment_positions
-             WHERE consumer_name = :consumer AND payment_id = ANY(CAST(:ids AS uuid[]))
+    /**
+     * Each payment's position and ledger total in one statement, so in one snapshot: the consumer moves both in the
+     * transaction that applies an event, so a total read here is the total at that position.
+     */
+    private static final String POSITIONS_AND_TOTALS = """
+            SELECT p.payment_id, p.last_version, COALESCE(t.total, 0) AS total
+              FROM payment_positions p
+              LEFT JOIN (SELECT payment_id, sum(amount) AS total FROM ledger_entries
+                          WHERE consumer_name = :consumer AND payment_id = ANY(CAST(:ids AS uuid[]))
+                          GROUP BY payment_id) t ON t.payment_id = p.payment_id
+             WHERE p.consumer_name = :consumer AND p.payment_id = ANY(CAST(:ids AS uuid[]))
             """;
 
     private static final String PARKED = """
@@ -344,7 +346,9 @@ public final class Reconciler {
 
     /**
      * The payments of these events whose every event the consumer has applied (its position is the payment's
-     * version) and whose ledger total is not their amount minus their refunds.
+     * version) and whose ledger total is not their amount minus their refunds. The payments are read first: a
+     * refund committed after that moves the payment's version past what was read, so a position that equals it was
+     * reached without that refund, and the ledger total read with the position is the one to compare.
      */
     private List<BalanceMismatch> balances(List<Event> events) {
         return balances(events.stream().map(Event::paymentId).distinct().toArray(UUID[]::new));
@@ -366,20 +370,15 @@ public final class Reconciler {
             version.put(id, rs.getLong("version"));
         });
         Map<UUID, Long> position = new HashMap<>();
-        accounting
-                .sql(POSITIONS)
-                .param("consumer", settings.consumer())
-                .param("ids", ids)
-                .query((ResultSet rs) -> {
-                    position.put(rs.getObject("payment_id", UUID.class), rs.getLong("last_version"));
-                });
         Map<UUID, BigDecimal> total = new HashMap<>();
         accounting
-                .sql(LEDGER_TOTALS)
+                .sql(POSITIONS_AND_TOTALS)
                 .param("consumer", settings.consumer())
                 .param("ids", ids)
                 .query((ResultSet rs) -> {
-                    total.put(rs.getObject("payment_id", UUID.class), rs.getBigDecimal("total"));
+                    UUID id = rs.getObject("payment_id", UUID.class);
+                    position.put(id, rs.getLong("last_version"));
+                    total.put(id, rs.getBigDecimal("total"));
                 });
         List<BalanceMismatch> mismatches = new ArrayList<>();
         for (Map.Entry<UUID, BigDecimal> payment : net.entrySet()) {
