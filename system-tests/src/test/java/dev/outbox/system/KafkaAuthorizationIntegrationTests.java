@@ -151,23 +151,7 @@ class KafkaAuthorizationIntegrationTests {
                                 send(producer(bootstrap, "relay", PASSWORDS.get("relay")), forgery, TOPIC + ".DLT"))
                         .as("the relay may not write the consumer's dead letters")
                         .hasCauseInstanceOf(AuthorizationException.class);
-                try (KafkaConsumer<String, String> relayReading = new KafkaConsumer<>(client(
-                        bootstrap,
-                        "relay",
-                        PASSWORDS.get("relay"),
-                        Map.of(
-                                "group.id",
-                                "accounting",
-                                "key.deserializer",
-                                StringDeserializer.class.getName(),
-                                "value.deserializer",
-                                StringDeserializer.class.getName())))) {
-                    relayReading.subscribe(List.of(TOPIC));
-                    assertThatThrownBy(() -> relayReading.poll(Duration.ofSeconds(10)))
-                            .isInstanceOfAny(
-                                    TopicAuthorizationException.class,
-                                    org.apache.kafka.common.errors.GroupAuthorizationException.class);
-                }
+                assertCannotReadInTheConsumersGroup(bootstrap, "relay");
 
                 assertThatThrownBy(() ->
                                 send(producer(bootstrap, "replay", PASSWORDS.get("replay")), forgery, TOPIC + ".DLT"))
@@ -178,44 +162,12 @@ class KafkaAuthorizationIntegrationTests {
                                 forgery,
                                 "payments.refund.events"))
                         .hasCauseInstanceOf(AuthorizationException.class);
-                try (KafkaConsumer<String, String> replayReading = new KafkaConsumer<>(client(
-                        bootstrap,
-                        "replay",
-                        PASSWORDS.get("replay"),
-                        Map.of(
-                                "group.id",
-                                "accounting",
-                                "key.deserializer",
-                                StringDeserializer.class.getName(),
-                                "value.deserializer",
-                                StringDeserializer.class.getName())))) {
-                    replayReading.subscribe(List.of(TOPIC));
-                    assertThatThrownBy(() -> replayReading.poll(Duration.ofSeconds(10)))
-                            .as("the replay principal may not read the events in the consumer's group")
-                            .isInstanceOfAny(
-                                    TopicAuthorizationException.class,
-                                    org.apache.kafka.common.errors.GroupAuthorizationException.class);
-                }
+                assertCannotReadInTheConsumersGroup(bootstrap, "replay");
 
                 // the reconcile job's principal reads the events where its look-ups need them, and nothing more
                 assertThatThrownBy(() -> send(producer(bootstrap, "reconciler", PASSWORDS.get("reconciler")), forgery))
                         .hasCauseInstanceOf(AuthorizationException.class);
-                try (KafkaConsumer<String, String> reconcilerReading = new KafkaConsumer<>(client(
-                        bootstrap,
-                        "reconciler",
-                        PASSWORDS.get("reconciler"),
-                        Map.of(
-                                "group.id",
-                                "accounting",
-                                "key.deserializer",
-                                StringDeserializer.class.getName(),
-                                "value.deserializer",
-                                StringDeserializer.class.getName())))) {
-                    reconcilerReading.subscribe(List.of(TOPIC));
-                    assertThatThrownBy(() -> reconcilerReading.poll(Duration.ofSeconds(10)))
-                            .as("the reconcile principal may not read the events in the consumer's group")
-                            .isInstanceOf(org.apache.kafka.common.errors.GroupAuthorizationException.class);
-                }
+                assertCannotReadInTheConsumersGroup(bootstrap, "reconciler");
                 Map<String, Object> firstEvent = JdbcClient.create(new DriverManagerDataSource(
                                 pg.jdbcUrl("payments"),
                                 LocalCredentials.POSTGRES.user(),
@@ -334,6 +286,28 @@ class KafkaAuthorizationIntegrationTests {
                         StringSerializer.class.getName(),
                         "value.serializer",
                         StringSerializer.class.getName())));
+    }
+
+    /** {@code user} subscribing to the events in the consumer's group: the broker refuses the topic or the group. */
+    private static void assertCannotReadInTheConsumersGroup(String bootstrap, String user) {
+        try (KafkaConsumer<String, String> reading = new KafkaConsumer<>(client(
+                bootstrap,
+                user,
+                PASSWORDS.get(user),
+                Map.of(
+                        "group.id",
+                        "accounting",
+                        "key.deserializer",
+                        StringDeserializer.class.getName(),
+                        "value.deserializer",
+                        StringDeserializer.class.getName())))) {
+            reading.subscribe(List.of(TOPIC));
+            assertThatThrownBy(() -> reading.poll(Duration.ofSeconds(10)))
+                    .as(user + " may not read the events in the consumer's group")
+                    .isInstanceOfAny(
+                            TopicAuthorizationException.class,
+                            org.apache.kafka.common.errors.GroupAuthorizationException.class);
+        }
     }
 
     private static Map<String, Object> client(

@@ -124,19 +124,8 @@ class ReconcileIntegrationTests {
                 .query(Long.class)
                 .single();
 
-        try (ConfigurableApplicationContext consumer = AccountingApplication.builder()
-                .run(EventFixtures.consumerArgs(
-                        accounting,
-                        topic,
-                        "rc-" + suffix,
-                        "--reconcile.enabled=true",
-                        "--reconcile.window=" + WINDOW.toMillis() + "ms",
-                        "--reconcile.objective=" + OBJECTIVE.toMillis() + "ms",
-                        "--reconcile.payments-url=" + SharedInfra.postgres().jdbcUrl(payments),
-                        "--reconcile.payments-username=" + ROLE,
-                        "--reconcile.payments-password=" + ROLE_PASSWORD,
-                        "--reconcile.accounting-username=" + ROLE,
-                        "--reconcile.accounting-password=" + ROLE_PASSWORD))) {
+        try (ConfigurableApplicationContext consumer =
+                AccountingApplication.builder().run(withTheJob(accounting, topic, suffix, payments))) {
             // fault 3: an applied event's ledger entry deleted by hand, long before the objective has passed
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> ledgerDb.sql("SELECT count(*) FROM ledger_entries")
@@ -207,19 +196,8 @@ class ReconcileIntegrationTests {
             assertAlerts(dir, scraped, "EventsLostOrAppliedTwice");
 
             // one job at a time: a second consumer with the job on stands by until the first one is gone
-            try (ConfigurableApplicationContext second = AccountingApplication.builder()
-                    .run(EventFixtures.consumerArgs(
-                            accounting,
-                            topic,
-                            "rc-" + suffix,
-                            "--reconcile.enabled=true",
-                            "--reconcile.window=" + WINDOW.toMillis() + "ms",
-                            "--reconcile.objective=" + OBJECTIVE.toMillis() + "ms",
-                            "--reconcile.payments-url=" + SharedInfra.postgres().jdbcUrl(payments),
-                            "--reconcile.payments-username=" + ROLE,
-                            "--reconcile.payments-password=" + ROLE_PASSWORD,
-                            "--reconcile.accounting-username=" + ROLE,
-                            "--reconcile.accounting-password=" + ROLE_PASSWORD))) {
+            try (ConfigurableApplicationContext second =
+                    AccountingApplication.builder().run(withTheJob(accounting, topic, suffix, payments))) {
                 String standby = second.getEnvironment().getProperty("local.server.port");
                 await().during(WINDOW.multipliedBy(2))
                         .atMost(WINDOW.multipliedBy(4))
@@ -315,6 +293,22 @@ class ReconcileIntegrationTests {
                         "--relay.kafka.topic-pattern=t-" + suffix + ".{aggregateType}.events",
                         "--relay.cdc.slot-name=slot_" + suffix,
                         "--relay.cdc.offsets-topic=offsets-" + suffix);
+    }
+
+    /** A consumer of the test's topic with the reconcile job on, as the job's own login role. */
+    private static String[] withTheJob(String accounting, String topic, String suffix, String payments) {
+        return EventFixtures.consumerArgs(
+                accounting,
+                topic,
+                "rc-" + suffix,
+                "--reconcile.enabled=true",
+                "--reconcile.window=" + WINDOW.toMillis() + "ms",
+                "--reconcile.objective=" + OBJECTIVE.toMillis() + "ms",
+                "--reconcile.payments-url=" + SharedInfra.postgres().jdbcUrl(payments),
+                "--reconcile.payments-username=" + ROLE,
+                "--reconcile.payments-password=" + ROLE_PASSWORD,
+                "--reconcile.accounting-username=" + ROLE,
+                "--reconcile.accounting-password=" + ROLE_PASSWORD);
     }
 
     /** The job's login role, a member of both read-only group roles (as an operator creates it). */

@@ -1,11 +1,10 @@
 package dev.outbox.accounting.deadletter;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 import dev.outbox.accounting.OperatorRefusal;
+import dev.outbox.accounting.ScramLogin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -26,12 +25,8 @@ public record DeadLetterProperties(
         @DefaultValue("15s") Duration scanTimeout,
         @DefaultValue("15s") Duration sendTimeout) {
 
-    private static final Pattern USERNAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-
     public DeadLetterProperties {
-        if (!replayUsername.isEmpty() && !USERNAME.matcher(replayUsername).matches()) {
-            throw new IllegalArgumentException("accounting.dead-letters.replay-username must match " + USERNAME);
-        }
+        ScramLogin.checkUsername("accounting.dead-letters.replay-username", replayUsername);
     }
 
     /**
@@ -41,19 +36,10 @@ public record DeadLetterProperties(
      * @throws OperatorRefusal (503) on a secured broker without a replay principal
      */
     Map<String, Object> asReplayPrincipal(Map<String, Object> base) {
-        Map<String, Object> config = new HashMap<>(base);
-        if (!String.valueOf(config.get("security.protocol")).startsWith("SASL")) {
-            return config;
-        }
-        if (replayUsername.isEmpty()) {
+        if (ScramLogin.secured(base) && replayUsername.isEmpty()) {
             throw OperatorRefusal.deadLettersDisabled();
         }
-        config.put(
-                "sasl.jaas.config",
-                "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + replayUsername
-                        + "\" password=\""
-                        + replayPassword.replace("\\", "\\\\").replace("\"", "\\\"") + "\";");
-        return config;
+        return ScramLogin.as(base, replayUsername, replayPassword);
     }
 
     @Override

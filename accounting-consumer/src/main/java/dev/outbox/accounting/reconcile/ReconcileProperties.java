@@ -1,9 +1,9 @@
 package dev.outbox.accounting.reconcile;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 
+import dev.outbox.accounting.ScramLogin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 
@@ -51,6 +51,7 @@ public record ReconcileProperties(
 
     /** Refuses settings under which the job would judge events the pipeline may still deliver. */
     public ReconcileProperties {
+        ScramLogin.checkUsername("reconcile.kafka-username", kafkaUsername);
         if (enabled && objective.compareTo(window) <= 0) {
             throw new IllegalArgumentException(
                     "reconcile.objective (" + objective + ") must exceed reconcile.window (" + window + ")");
@@ -59,16 +60,9 @@ public record ReconcileProperties(
 
     /** The consumer's Kafka client settings as the job's principal: its own SCRAM credentials on a SASL broker. */
     Map<String, Object> asReconcilePrincipal(Map<String, Object> base) {
-        Map<String, Object> config = new HashMap<>(base);
+        Map<String, Object> config = ScramLogin.as(base, kafkaUsername, kafkaPassword);
         config.remove("group.id");
         config.put("client.id", "accounting-reconcile");
-        if (String.valueOf(config.get("security.protocol")).startsWith("SASL")) {
-            config.put(
-                    "sasl.jaas.config",
-                    "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + kafkaUsername
-                            + "\" password=\""
-                            + kafkaPassword.replace("\\", "\\\\").replace("\"", "\\\"") + "\";");
-        }
         return config;
     }
 
