@@ -65,9 +65,6 @@ final class DebeziumSettings {
                 "heartbeat.interval.ms", String.valueOf(cdc.heartbeatInterval().toMillis()));
         p.setProperty("topic.heartbeat.prefix", HEARTBEAT_TOPIC_PREFIX);
         p.setProperty("max.batch.size", "2048");
-        // the engine runs the outbox router on a pool of this many threads, one task per record (one per core by
-        // default): one thread does it on less CPU than two handing records over, at the same rate (docs/benchmarks.md)
-        p.setProperty("record.processing.threads", "1");
         p.setProperty("max.queue.size", "16384");
         // how long the engine sleeps when the WAL stream or its queue is empty: the floor of an idle relay's latency
         p.setProperty("poll.interval.ms", "5");

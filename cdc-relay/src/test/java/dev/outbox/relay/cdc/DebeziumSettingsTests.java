@@ -37,7 +37,6 @@ class DebeziumSettingsTests {
         assertThat(p).containsEntry("max.batch.size", "512").containsEntry("slot.max.retries", "3");
         assertThat(DebeziumSettings.of(cdc(Map.of()), DB, kafka(Map.of())))
                 .containsEntry("max.batch.size", "2048")
-                .containsEntry("record.processing.threads", "1")
                 .containsEntry("slot.max.retries", "30")
                 .doesNotContainKey("security.protocol");
     }
