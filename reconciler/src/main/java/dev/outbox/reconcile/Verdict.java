@@ -29,11 +29,6 @@ public enum Verdict {
         return this == MISSING_ON_TOPIC || this == ON_TOPIC_NOT_APPLIED || this == APPLIED_MORE_THAN_ONCE;
     }
 
-    /** Whether the event waits in an operator's queue (dead letters, parked): accounted for, not lost. */
-    public boolean waitsForAnOperator() {
-        return this == DEAD_LETTERED_BY_RELAY || this == DEAD_LETTERED_BY_CONSUMER || this == PARKED;
-    }
-
     /** The metric tag and JSON name: {@code on_topic_not_applied}. */
     public String tag() {
         return name().toLowerCase(Locale.ROOT);

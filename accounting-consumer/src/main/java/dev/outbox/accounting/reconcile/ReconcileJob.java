@@ -95,8 +95,16 @@ public final class ReconcileJob implements SchedulingConfigurer, DisposableBean 
     void tick() {
         try {
             leader = lead();
-            if (leader) {
-                loop.tick();
+            Reconciler.Window window = leader ? loop.tick() : null;
+            if (window != null && !window.consistent()) {
+                log.warn(
+                        "reconcile: the window of ready_xid [{}, {}) committed before {} is not consistent: {}, {} "
+                                + "balance mismatches (GET /admin/reconcile lists them)",
+                        window.fromXid(),
+                        window.toXid(),
+                        window.committedBefore(),
+                        window.counts(),
+                        window.mismatches().size());
             }
         } catch (RuntimeException e) {
             log.warn("reconcile tick failed: {}", ErrorText.chain(e));
