@@ -2,8 +2,10 @@ package dev.outbox.local;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,6 +18,11 @@ import java.util.stream.Stream;
  * class-data-sharing archive recorded by a training run (the application refreshes its context and exits). The relay
  * is started this way: its restart is on the delivery path, and on a busy machine most of it is the JVM loading and
  * verifying classes, which the archive spares it. A failed training run only costs the speed-up.
+ *
+ * <p>A context refreshed is not all a service loads before it does its work: the relay loads some 3,000 more classes
+ * (Debezium's connector, Kafka's and PostgreSQL's clients) once its engine starts. {@link #startTrainedUntil} records
+ * them too: its training run is the service as it runs, stopped with SIGTERM once its log shows the given line (the
+ * archive is written as the JVM exits).
  */
 public final class BootJar {
 
@@ -27,6 +34,25 @@ public final class BootJar {
      * @param env     the environment the training run needs to refresh its context
      */
     public static JavaProcess.Builder start(Path execJar, Path workDir, Map<String, String> env) {
+        return start(execJar, workDir, env, null, List.of());
+    }
+
+    /**
+     * As {@link #start}, with a training run that runs the service until its log shows {@code line} (for at most
+     * {@link #TRAINING_TIME}), then stops it with SIGTERM.
+     *
+     * @param trainingOptions JVM options of the training run only, e.g. a logger's level that makes {@code line} appear
+     */
+    public static JavaProcess.Builder startTrainedUntil(
+            Path execJar, Path workDir, Map<String, String> env, String line, List<String> trainingOptions) {
+        return start(execJar, workDir, env, line, trainingOptions);
+    }
+
+    /** The longest a training run waits for its line. */
+    static final Duration TRAINING_TIME = Duration.ofSeconds(90);
+
+    private static JavaProcess.Builder start(
+            Path execJar, Path workDir, Map<String, String> env, String untilLine, List<String> trainingOptions) {
         try {
             Path extracted = workDir.resolve("extracted");
             Path jar = extracted.resolve(execJar.getFileName());
@@ -49,19 +75,24 @@ public final class BootJar {
             }
             JavaProcess.Builder builder = JavaProcess.builder("-jar", jar.toString());
             if (!Files.exists(archive)) {
-                run(
-                        List.of(
-                                java(),
-                                "-XX:+UseSerialGC",
-                                JavaProcess.TEMP_DIRECTORY_OPTION,
-                                "-XX:ArchiveClassesAtExit=" + archive,
-                                "-Dspring.context.exit=onRefresh",
-                                "-Dserver.port=0",
-                                "-Dmanagement.server.port=0",
-                                "-jar",
-                                jar.toString()),
-                        env,
-                        workDir.resolve("training.log"));
+                List<String> training = new ArrayList<>(List.of(
+                        java(),
+                        "-XX:+UseSerialGC",
+                        JavaProcess.TEMP_DIRECTORY_OPTION,
+                        "-XX:ArchiveClassesAtExit=" + archive,
+                        "-Dserver.port=0",
+                        "-Dmanagement.server.port=0"));
+                training.addAll(trainingOptions);
+                if (untilLine == null) {
+                    training.add("-Dspring.context.exit=onRefresh");
+                }
+                training.addAll(List.of("-jar", jar.toString()));
+                Path log = workDir.resolve("training.log");
+                if (untilLine == null) {
+                    run(training, env, log);
+                } else {
+                    runUntil(training, env, log, untilLine);
+                }
             }
             if (Files.exists(archive)) {
                 builder.jvmArg("-XX:SharedArchiveFile=" + archive);
@@ -80,6 +111,31 @@ public final class BootJar {
         Process process = pb.start();
         try {
             if (!process.waitFor(3, TimeUnit.MINUTES)) {
+                JavaProcess.kill(process);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            JavaProcess.kill(process);
+        }
+    }
+
+    /** Runs {@code command} until {@code log} holds {@code line} (or for {@link #TRAINING_TIME}), then SIGTERM. */
+    private static void runUntil(List<String> command, Map<String, String> env, Path log, String line)
+            throws IOException {
+        ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(command))
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        pb.environment().putAll(env);
+        Process process = pb.start();
+        try {
+            long deadline = System.nanoTime() + TRAINING_TIME.toNanos();
+            while (process.isAlive()
+                    && System.nanoTime() < deadline
+                    && !new String(Files.readAllBytes(log), StandardCharsets.UTF_8).contains(line)) {
+                Thread.sleep(200);
+            }
+            process.destroy();
+            if (!process.waitFor(1, TimeUnit.MINUTES)) {
                 JavaProcess.kill(process);
             }
         } catch (InterruptedException e) {

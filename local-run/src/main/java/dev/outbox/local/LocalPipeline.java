@@ -205,8 +205,7 @@ public final class LocalPipeline {
         // with its own JVM options
         JavaProcess.Builder builder = JavaProcess.builder("-jar", jar.toString());
         if (service.equals("cdc-relay")) {
-            builder = BootJar.start(jar, logs.resolveSibling("cds").resolve(service), env);
-            RelayJvm.OPTIONS.forEach(builder::jvmArg);
+            builder = RelayJvm.start(jar, logs.resolveSibling("cds").resolve(service), env);
         }
         Process process = builder.env(env)
                 .heap("512m")

@@ -1,6 +1,8 @@
 package dev.outbox.local;
 
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The relay's JVM options wherever it is started as deployed (the local run, the soak's harness; compose sets the same
@@ -17,6 +19,22 @@ public final class RelayJvm {
             "-XX:Tier4MinInvocationThreshold=6000",
             "-XX:Tier4CompileThreshold=150000",
             "-XX:Tier4BackEdgeThreshold=400000");
+
+    /**
+     * Where the relay's class-data archive is recorded up to (see {@link BootJar#startTrainedUntil}): the line Debezium
+     * logs as its stream begins to process the WAL, with the option that makes it log that line.
+     */
+    public static final String TRAINED_UNTIL = "Processing messages";
+
+    public static final List<String> TRAINING_OPTIONS =
+            List.of("-Dlogging.level.io.debezium.connector.postgresql.PostgresStreamingChangeEventSource=INFO");
+
+    /** The relay started as deployed: extracted, with a class-data archive recorded up to its stream's start. */
+    public static JavaProcess.Builder start(Path execJar, Path workDir, Map<String, String> env) {
+        JavaProcess.Builder builder = BootJar.startTrainedUntil(execJar, workDir, env, TRAINED_UNTIL, TRAINING_OPTIONS);
+        OPTIONS.forEach(builder::jvmArg);
+        return builder;
+    }
 
     private RelayJvm() {}
 }

@@ -14,6 +14,7 @@ import javax.sql.DataSource;
 
 import dev.outbox.local.BootJar;
 import dev.outbox.local.JavaProcess;
+import dev.outbox.local.RelayJvm;
 import dev.outbox.payments.outbox.OutboxEvent;
 import dev.outbox.relay.OutboxRows;
 import dev.outbox.testing.Ports;
@@ -82,7 +83,10 @@ class ExecutableJarsIntegrationTests {
         relayEnv.put("RELAY_CDC_OFFSETS_TOPIC", "offsets-" + suffix);
         relayEnv.put("RELAY_HTTP_PORT", String.valueOf(relayPort));
         String database = relayEnv.get("RELAY_DB_NAME");
-        Process relay = start("cdc-relay", relayEnv, relayPort, "/actuator/health");
+        Path classes = Path.of("target", "jar-cdc-relay-classes.txt");
+        Files.deleteIfExists(classes);
+        Process relay =
+                start("cdc-relay", relayEnv, relayPort, "/actuator/health", "-Xlog:class+load=info:file=" + classes);
         try {
             // an event published: its lz4-compressed batch ran through lz4-java's native library, which it loads
             // only from the system class loader, so only when the jar is extracted as the Dockerfile and the local run
@@ -105,12 +109,22 @@ class ExecutableJarsIntegrationTests {
             assertThat(Files.readString(Path.of("/proc", String.valueOf(relay.pid()), "maps")))
                     .as("lz4-java's native library mapped into the relay")
                     .contains("liblz4-java");
+            // started as deployed (RelayJvm): its class-data archive was recorded by a training run that streamed, so
+            // the classes its engine loads once Spring has started come from the archive too, not only Spring's
+            assertThat(Files.readAllLines(classes))
+                    .as("classes the relay loaded, and from where")
+                    .anyMatch(line -> line.contains(
+                            "io.debezium.connector.postgresql.PostgresStreamingChangeEventSource source: shared objects"
+                                    + " file"))
+                    .anyMatch(line -> line.contains(
+                            "org.apache.kafka.clients.producer.KafkaProducer source: shared objects file"));
         } finally {
             JavaProcess.kill(relay);
         }
     }
 
-    private static Process start(String module, Map<String, String> env, int port, String readyPath) throws Exception {
+    private static Process start(String module, Map<String, String> env, int port, String readyPath, String... jvmArgs)
+            throws Exception {
         Path jar;
         try (var files = Files.list(Path.of("..", module, "target"))) {
             jar = files.filter(p -> p.getFileName().toString().endsWith("-exec.jar"))
@@ -118,8 +132,12 @@ class ExecutableJarsIntegrationTests {
                     .orElseThrow();
         }
         Path dir = Path.of("target", "jar-" + module);
-        Process process = BootJar.start(jar, dir, env)
-                .env(env)
+        JavaProcess.Builder builder =
+                module.equals("cdc-relay") ? RelayJvm.start(jar, dir, env) : BootJar.start(jar, dir, env);
+        for (String arg : jvmArgs) {
+            builder.jvmArg(arg);
+        }
+        Process process = builder.env(env)
                 .heap("384m")
                 .logTo(Path.of("target", "jar-" + module + ".log"))
                 .start();

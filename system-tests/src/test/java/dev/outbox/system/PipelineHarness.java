@@ -151,9 +151,8 @@ final class PipelineHarness implements AutoCloseable {
         }
         Map<String, String> env = env(Component.RELAY);
         env.put("RELAY_HTTP_PORT", String.valueOf(relayPorts[1]));
-        JavaProcess.Builder builder = BootJar.start(execJar(Component.RELAY), Path.of("target", "cds", "relay"), env);
+        JavaProcess.Builder builder = RelayJvm.start(execJar(Component.RELAY), Path.of("target", "cds", "relay"), env);
         builder.env(env).heap("384m").logTo(logs.resolve("relay-standby.log"));
-        RelayJvm.OPTIONS.forEach(builder::jvmArg);
         jvmArgs("relay").forEach(builder::jvmArg);
         relays[1] = builder.start();
         await().atMost(Duration.ofSeconds(120))
@@ -224,14 +223,13 @@ final class PipelineHarness implements AutoCloseable {
         // each service as deployed: its executable jar, extracted, with its class-data archive (see BootJar),
         // so a dependency missing from a jar fails here and not only in the local run; both are kept across runs
         // and made again only when the jar is newer
-        JavaProcess.Builder builder = BootJar.start(
-                execJar(component), Path.of("target", "cds", component.name().toLowerCase()), env(component));
+        Path cds = Path.of("target", "cds", component.name().toLowerCase());
+        JavaProcess.Builder builder = component == Component.RELAY
+                ? RelayJvm.start(execJar(component), cds, env(component))
+                : BootJar.start(execJar(component), cds, env(component));
         builder.env(env(component))
                 .heap("384m")
                 .logTo(logs.resolve(component.name().toLowerCase() + ".log"));
-        if (component == Component.RELAY) {
-            RelayJvm.OPTIONS.forEach(builder::jvmArg);
-        }
         jvmArgs(component.name().toLowerCase()).forEach(builder::jvmArg);
         Process p = builder.start();
         processes.put(component, p);

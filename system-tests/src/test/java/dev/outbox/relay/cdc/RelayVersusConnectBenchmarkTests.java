@@ -88,6 +88,11 @@ class RelayVersusConnectBenchmarkTests {
     /** Extra environment for the relay, {@code NAME=value} pairs separated by {@code |}, for trying settings. */
     static final String RELAY_ENV = System.getProperty("bench.relayEnv", "");
     /**
+     * Connector settings for Connect only over the relay's, {@code key=value} pairs separated by {@code |}: Connect at
+     * its own defaults rather than the relay's, e.g. {@code -Dbench.connectSettings=poll.interval.ms=500}.
+     */
+    static final String CONNECT_SETTINGS = System.getProperty("bench.connectSettings", "");
+    /**
      * PostgreSQL settings over the durable server's, {@code -Dbench.postgresSettings=k=v|k=v}: e.g. statement logging
      * ({@code log_min_duration_statement=0|logging_collector=on|log_directory=/tmp/pglog}) to see what each contender
      * runs besides its stream.
@@ -345,6 +350,25 @@ class RelayVersusConnectBenchmarkTests {
         };
     }
 
+    private java.util.Properties connectSettings(Setup setup) {
+        java.util.Properties settings = ConnectWorker.connectorSettings(
+                setup.slot(),
+                "outbox_publication",
+                pg.host(),
+                pg.port(),
+                setup.database(),
+                LocalCredentials.POSTGRES.user(),
+                LocalCredentials.POSTGRES.password(),
+                kafka.bootstrapServers(),
+                setup.topicPattern());
+        for (String pair : CONNECT_SETTINGS.split("\\|")) {
+            if (pair.contains("=")) {
+                settings.setProperty(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+            }
+        }
+        return settings;
+    }
+
     private Contender connect(Setup setup, String classpath) {
         try (java.sql.Connection owner = pg.connect(setup.database())) {
             ConnectWorker.addCloudEventColumns(owner);
@@ -357,16 +381,7 @@ class RelayVersusConnectBenchmarkTests {
                 Ports.free(),
                 kafka.bootstrapServers(),
                 Map.of(),
-                ConnectWorker.connectorSettings(
-                        setup.slot(),
-                        "outbox_publication",
-                        pg.host(),
-                        pg.port(),
-                        setup.database(),
-                        LocalCredentials.POSTGRES.user(),
-                        LocalCredentials.POSTGRES.password(),
-                        kafka.bootstrapServers(),
-                        setup.topicPattern()),
+                connectSettings(setup),
                 EXTRA_JVM_OPTIONS.isBlank()
                         ? List.of()
                         : List.of(EXTRA_JVM_OPTIONS
@@ -720,6 +735,11 @@ class RelayVersusConnectBenchmarkTests {
         }
         if (!RELAY_ENV.isBlank()) {
             md.append("- the relay's extra environment: ").append(RELAY_ENV).append('\n');
+        }
+        if (!CONNECT_SETTINGS.isBlank()) {
+            md.append("- Connect's connector settings over the relay's: ")
+                    .append(CONNECT_SETTINGS)
+                    .append('\n');
         }
         if (!SCHEMA_SQL.isBlank()) {
             md.append("- run on every contender's database after the migrations: ")
