@@ -71,7 +71,8 @@ public final class BootJar {
                                 "--destination",
                                 extracted.toString()),
                         env,
-                        workDir.resolve("extract.log"));
+                        workDir.resolve("extract.log"),
+                        null);
             }
             JavaProcess.Builder builder = JavaProcess.builder("-jar", jar.toString());
             if (!Files.exists(archive)) {
@@ -87,12 +88,7 @@ public final class BootJar {
                     training.add("-Dspring.context.exit=onRefresh");
                 }
                 training.addAll(List.of("-jar", jar.toString()));
-                Path log = workDir.resolve("training.log");
-                if (untilLine == null) {
-                    run(training, env, log);
-                } else {
-                    runUntil(training, env, log, untilLine);
-                }
+                run(training, env, workDir.resolve("training.log"), untilLine);
             }
             if (Files.exists(archive)) {
                 builder.jvmArg("-XX:SharedArchiveFile=" + archive);
@@ -103,24 +99,11 @@ public final class BootJar {
         }
     }
 
-    private static void run(List<String> command, Map<String, String> env, Path log) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(command))
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile());
-        pb.environment().putAll(env);
-        Process process = pb.start();
-        try {
-            if (!process.waitFor(3, TimeUnit.MINUTES)) {
-                JavaProcess.kill(process);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            JavaProcess.kill(process);
-        }
-    }
-
-    /** Runs {@code command} until {@code log} holds {@code line} (or for {@link #TRAINING_TIME}), then SIGTERM. */
-    private static void runUntil(List<String> command, Map<String, String> env, Path log, String line)
+    /**
+     * Runs {@code command} to its end (for at most 3 minutes), or, given {@code untilLine}, until {@code log} holds
+     * that line (for at most {@link #TRAINING_TIME}) and then stops it with SIGTERM.
+     */
+    private static void run(List<String> command, Map<String, String> env, Path log, String untilLine)
             throws IOException {
         ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(command))
                 .redirectErrorStream(true)
@@ -128,14 +111,16 @@ public final class BootJar {
         pb.environment().putAll(env);
         Process process = pb.start();
         try {
-            long deadline = System.nanoTime() + TRAINING_TIME.toNanos();
-            while (process.isAlive()
-                    && System.nanoTime() < deadline
-                    && !new String(Files.readAllBytes(log), StandardCharsets.UTF_8).contains(line)) {
-                Thread.sleep(200);
+            if (untilLine != null) {
+                long deadline = System.nanoTime() + TRAINING_TIME.toNanos();
+                while (process.isAlive()
+                        && System.nanoTime() < deadline
+                        && !new String(Files.readAllBytes(log), StandardCharsets.UTF_8).contains(untilLine)) {
+                    Thread.sleep(200);
+                }
+                process.destroy();
             }
-            process.destroy();
-            if (!process.waitFor(1, TimeUnit.MINUTES)) {
+            if (!process.waitFor(untilLine == null ? 3 : 1, TimeUnit.MINUTES)) {
                 JavaProcess.kill(process);
             }
         } catch (InterruptedException e) {

@@ -29,7 +29,7 @@ import static org.awaitility.Awaitility.await;
  * Each service started from its executable jar, as the local run, the Dockerfile and an operator start it, not from
  * the tests' class path: a dependency the jar lacks (springdoc's Jackson 2 time module once was) fails here. The API
  * serves its OpenAPI document and creates a payment; the consumer and the relay answer their health checks, and the
- * relay publishes an event with lz4-java's native library.
+ * relay publishes an event with lz4-java's native library and loads its engine's classes from its class-data archive.
  */
 class ExecutableJarsIntegrationTests {
 

@@ -1,18 +1,12 @@
 package io.debezium.connector.base;
 
-import java.io.InputStream;
-import java.net.URL;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Collections;
-import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.debezium.connector.postgresql.Module;
+import dev.outbox.relay.DebeziumCopies;
 import io.debezium.pipeline.Sizeable;
 import io.debezium.util.LoggingContext;
 import org.junit.jupiter.api.Test;
@@ -23,7 +17,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The relay's copy of Debezium's ChangeEventQueue: the one in use, pinned to what it copies, and its poll's wait. */
 class ChangeEventQueueTests {
 
-    static final String CLASS_FILE = "io/debezium/connector/base/ChangeEventQueue.class";
     /** SHA-256 of the class in debezium-connector-common 3.6.1.Final, the one the relay's copy follows. */
     static final String COPIED = "5c4c6852319353651880b36760ebb59414f865cd68af1e06dbd6be3807328807";
 
@@ -77,26 +70,7 @@ class ChangeEventQueueTests {
 
     @Test
     void theRelaysCopyIsTheOneLoadedAndTheOriginalIsTheOneItCopies() throws Exception {
-        List<URL> found = Collections.list(getClass().getClassLoader().getResources(CLASS_FILE));
-        assertThat(found).hasSize(2);
-        URL loaded =
-                ChangeEventQueue.class.getProtectionDomain().getCodeSource().getLocation();
-        assertThat(loaded.toString()).doesNotContain("debezium-connector-common");
-        URL original = found.stream()
-                .filter(url -> url.toString().contains("debezium-connector-common"))
-                .findFirst()
-                .orElseThrow();
-        assertThat(original.toString()).contains("debezium-connector-common-" + Module.version() + ".jar");
-        try (InputStream in = original.openStream()) {
-            String sha = HexFormat.of()
-                    .formatHex(MessageDigest.getInstance("SHA-256").digest(in.readAllBytes()));
-            assertThat(sha)
-                    .as(
-                            "Debezium's ChangeEventQueue changed (Debezium %s): compare the relay's copy with it, then"
-                                    + " update COPIED",
-                            Module.version())
-                    .isEqualTo(COPIED);
-        }
+        DebeziumCopies.assertLoadedAndPinned(ChangeEventQueue.class, "debezium-connector-common", COPIED);
     }
 
     @Test

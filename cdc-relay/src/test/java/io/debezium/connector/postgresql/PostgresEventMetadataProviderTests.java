@@ -1,12 +1,6 @@
 package io.debezium.connector.postgresql;
 
-import java.io.InputStream;
-import java.net.URL;
-import java.security.MessageDigest;
-import java.util.Collections;
-import java.util.HexFormat;
-import java.util.List;
-
+import dev.outbox.relay.DebeziumCopies;
 import io.debezium.relational.TableId;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -18,34 +12,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The relay's copy of Debezium's PostgresEventMetadataProvider: the one in use, pinned to what it copies. */
 class PostgresEventMetadataProviderTests {
 
-    static final String CLASS_FILE = "io/debezium/connector/postgresql/PostgresEventMetadataProvider.class";
     /** SHA-256 of the class in debezium-connector-postgres 3.6.1.Final, the one the relay's copy follows. */
     static final String COPIED = "52585dadbfd3e0521997492955ff6b8da868de7a4b48c117a8ff60f11075a49b";
 
     @Test
     void theRelaysCopyIsTheOneLoadedAndTheOriginalIsTheOneItCopies() throws Exception {
-        List<URL> found = Collections.list(getClass().getClassLoader().getResources(CLASS_FILE));
-        assertThat(found).hasSize(2);
-        URL loaded = PostgresEventMetadataProvider.class
-                .getProtectionDomain()
-                .getCodeSource()
-                .getLocation();
-        assertThat(loaded.toString()).doesNotContain("debezium-connector-postgres");
-        URL original = found.stream()
-                .filter(url -> url.toString().contains("debezium-connector-postgres"))
-                .findFirst()
-                .orElseThrow();
-        assertThat(original.toString()).contains("debezium-connector-postgres-" + Module.version() + ".jar");
-        try (InputStream in = original.openStream()) {
-            String sha = HexFormat.of()
-                    .formatHex(MessageDigest.getInstance("SHA-256").digest(in.readAllBytes()));
-            assertThat(sha)
-                    .as(
-                            "Debezium's PostgresEventMetadataProvider changed (Debezium %s): compare the relay's copy with"
-                                    + " it, then update COPIED",
-                            Module.version())
-                    .isEqualTo(COPIED);
-        }
+        DebeziumCopies.assertLoadedAndPinned(
+                PostgresEventMetadataProvider.class, "debezium-connector-postgres", COPIED);
     }
 
     @Test
