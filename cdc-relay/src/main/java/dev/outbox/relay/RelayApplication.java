@@ -20,9 +20,12 @@ public class RelayApplication {
 
     /**
      * The relay reads {@code relay.yaml}, not {@code application.yaml}, so it can share a class path (tests,
-     * the local run) with payments-api without either picking up the other's configuration.
+     * the local run) with payments-api without either picking up the other's configuration. Its ahead-of-time context,
+     * when enabled, is used in {@code relay.mode=cdc} only ({@link CdcOnlyAotContext}).
      */
     public static SpringApplicationBuilder builder() {
-        return new SpringApplicationBuilder(RelayApplication.class).properties("spring.config.name=relay");
+        return new SpringApplicationBuilder(RelayApplication.class)
+                .properties("spring.config.name=relay")
+                .listeners(new CdcOnlyAotContext());
     }
 }

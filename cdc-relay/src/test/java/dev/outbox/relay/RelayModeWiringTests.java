@@ -16,6 +16,7 @@ import org.springframework.context.annotation.FilterType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,6 +39,21 @@ class RelayModeWiringTests {
             assertThat(context).hasBean("safetyNet");
             assertThat(context.getBean(CdcRelay.class).isAutoStartup()).isTrue();
         });
+    }
+
+    /** The ahead-of-time context holds cdc's beans on the relay's one port: anything else builds its context at start. */
+    @Test
+    void theAheadOfTimeContextIsUsedOnlyForWhatItWasGeneratedFor() {
+        assertThat(CdcOnlyAotContext.unlikeTheBuild(new MockEnvironment())).isNull();
+        assertThat(CdcOnlyAotContext.unlikeTheBuild(new MockEnvironment().withProperty("relay.mode", "cdc")))
+                .isNull();
+        assertThat(CdcOnlyAotContext.unlikeTheBuild(new MockEnvironment().withProperty("relay.mode", "polling")))
+                .isEqualTo("relay.mode=polling");
+        assertThat(CdcOnlyAotContext.unlikeTheBuild(new MockEnvironment().withProperty("relay.mode", "auto")))
+                .isEqualTo("relay.mode=auto");
+        assertThat(CdcOnlyAotContext.unlikeTheBuild(
+                        new MockEnvironment().withProperty("management.server.port", "9081")))
+                .isEqualTo("management.server.port=9081");
     }
 
     @Test

@@ -10,15 +10,21 @@ import java.util.Map;
  * optimizing compiler (C2) compiling code that runs only while Spring and the engine start. With C2's thresholds ten
  * times the default, start-up code stays in C1 and the relay reaches streaming on about a quarter less CPU, while the
  * per-event code, run hundreds of thousands of times a minute, is compiled by C2 as before (measured in
- * docs/benchmarks.md).
+ * docs/benchmarks.md). Its Spring context is the one generated ahead of time at build time (Spring AOT): no
+ * configuration class is parsed and no condition evaluated while it starts (the relay builds it at run time in a mode
+ * other than cdc).
  */
 public final class RelayJvm {
+
+    /** Spring's switch to the ahead-of-time context the relay's build generates. */
+    public static final String AHEAD_OF_TIME_CONTEXT = "-Dspring.aot.enabled=true";
 
     public static final List<String> OPTIONS = List.of(
             "-XX:Tier4InvocationThreshold=50000",
             "-XX:Tier4MinInvocationThreshold=6000",
             "-XX:Tier4CompileThreshold=150000",
-            "-XX:Tier4BackEdgeThreshold=400000");
+            "-XX:Tier4BackEdgeThreshold=400000",
+            AHEAD_OF_TIME_CONTEXT);
 
     /**
      * Where the relay's class-data archive is recorded up to (see {@link BootJar#startTrainedUntil}): the line Debezium
@@ -26,8 +32,9 @@ public final class RelayJvm {
      */
     public static final String TRAINED_UNTIL = "Processing messages";
 
-    public static final List<String> TRAINING_OPTIONS =
-            List.of("-Dlogging.level.io.debezium.connector.postgresql.PostgresStreamingChangeEventSource=INFO");
+    public static final List<String> TRAINING_OPTIONS = List.of(
+            "-Dlogging.level.io.debezium.connector.postgresql.PostgresStreamingChangeEventSource=INFO",
+            AHEAD_OF_TIME_CONTEXT);
 
     /** The relay started as deployed: extracted, with a class-data archive recorded up to its stream's start. */
     public static JavaProcess.Builder start(Path execJar, Path workDir, Map<String, String> env) {

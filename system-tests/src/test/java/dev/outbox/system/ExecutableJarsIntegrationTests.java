@@ -30,6 +30,8 @@ import static org.awaitility.Awaitility.await;
  * the tests' class path: a dependency the jar lacks (springdoc's Jackson 2 time module once was) fails here. The API
  * serves its OpenAPI document and creates a payment; the consumer and the relay answer their health checks, and the
  * relay publishes an event with lz4-java's native library and loads its engine's classes from its class-data archive.
+ * Started as deployed, the relay runs its ahead-of-time Spring context in cdc mode, and builds its context at run time
+ * in polling mode, whose beans that context does not hold.
  */
 class ExecutableJarsIntegrationTests {
 
@@ -100,12 +102,7 @@ class ExecutableJarsIntegrationTests {
                                     .single()
                             == 1);
             List<OutboxEvent> events = OutboxRows.insert(database, 1, 1);
-            await().atMost(Duration.ofSeconds(60))
-                    .until(() -> JdbcClient.create(ds)
-                            .sql("SELECT published FROM outbox_delivery WHERE id = :id")
-                            .param("id", events.get(0).id())
-                            .query(Boolean.class)
-                            .single());
+            awaitPublished(ds, events.get(0));
             assertThat(Files.readString(Path.of("/proc", String.valueOf(relay.pid()), "maps")))
                     .as("lz4-java's native library mapped into the relay")
                     .contains("liblz4-java");
@@ -118,9 +115,53 @@ class ExecutableJarsIntegrationTests {
                                     + " file"))
                     .anyMatch(line -> line.contains(
                             "org.apache.kafka.clients.producer.KafkaProducer source: shared objects file"));
+            assertThat(Files.readString(Path.of("target", "jar-cdc-relay.log")))
+                    .as("the relay's context generated at build time (Spring AOT)")
+                    .contains("Starting AOT-processed RelayApplication");
         } finally {
             JavaProcess.kill(relay);
         }
+        // the same jar and options in polling mode (after the cdc run: its class-data archive is recorded by then)
+        pollingRelayBuildsItsContextAtRunTimeAndPublishes();
+    }
+
+    private static void pollingRelayBuildsItsContextAtRunTimeAndPublishes() throws Exception {
+        int relayPort = Ports.free();
+        String suffix = "jarpoll" + Long.toHexString(System.nanoTime());
+        String database = OutboxRows.migratedDatabase();
+        Map<String, String> relayEnv = new HashMap<>();
+        relayEnv.put("RELAY_MODE", "polling");
+        relayEnv.put("RELAY_DB_HOST", SharedInfra.postgres().host());
+        relayEnv.put("RELAY_DB_PORT", String.valueOf(SharedInfra.postgres().port()));
+        relayEnv.put("RELAY_DB_NAME", database);
+        relayEnv.put("KAFKA_BOOTSTRAP_SERVERS", SharedInfra.kafka().bootstrapServers());
+        relayEnv.put("RELAY_TOPIC_PATTERN", "t-" + suffix + ".{aggregateType}.events");
+        relayEnv.put("RELAY_HTTP_PORT", String.valueOf(relayPort));
+        // the option that enables the ahead-of-time context (RelayJvm.OPTIONS) is on the command line, as deployed
+        Path log = Path.of("target", "jar-cdc-relay-polling.log");
+        Files.deleteIfExists(log);
+        Process relay = start("cdc-relay", relayEnv, relayPort, "/actuator/health", "-Dlogging.file.name=" + log);
+        try {
+            List<OutboxEvent> events = OutboxRows.insert(database, 1, 1);
+            DataSource ds = OutboxRows.dataSource(database);
+            awaitPublished(ds, events.get(0));
+            assertThat(Files.readString(log))
+                    .as("polling's beans are not in the context generated for cdc: it is built at run time")
+                    .contains("relay.mode=polling: building the context as it starts")
+                    .doesNotContain("AOT-processed")
+                    .doesNotContain("Debezium");
+        } finally {
+            JavaProcess.kill(relay);
+        }
+    }
+
+    private static void awaitPublished(DataSource ds, OutboxEvent event) {
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> JdbcClient.create(ds)
+                        .sql("SELECT published FROM outbox_delivery WHERE id = :id")
+                        .param("id", event.id())
+                        .query(Boolean.class)
+                        .single());
     }
 
     private static Process start(String module, Map<String, String> env, int port, String readyPath, String... jvmArgs)
