@@ -20,7 +20,7 @@ final class CdcOnlyAotContext implements ApplicationListener<ApplicationEnvironm
     private static final Logger log = LoggerFactory.getLogger(CdcOnlyAotContext.class);
 
     /** The mode the build generated the context for: the default of {@link RelayProperties#mode()}. */
-    static final String BUILT_FOR = "cdc";
+    private static final String BUILT_FOR = RelayProperties.Mode.cdc.name();
 
     @Override
     public void onApplicationEvent(ApplicationEnvironmentPreparedEvent event) {
@@ -30,7 +30,9 @@ final class CdcOnlyAotContext implements ApplicationListener<ApplicationEnvironm
         String unlike = unlikeTheBuild(event.getEnvironment());
         if (unlike != null) {
             SpringProperties.setProperty(AotDetector.AOT_ENABLED, "false");
-            log.info("{}: building the context as it starts (the one generated ahead of time has not)", unlike);
+            log.info(
+                    "{}: building the context as it starts (the one generated ahead of time is for cdc on one port)",
+                    unlike);
         }
     }
 

@@ -11,8 +11,8 @@ import java.util.Map;
  * times the default, start-up code stays in C1 and the relay reaches streaming on about a quarter less CPU, while the
  * per-event code, run hundreds of thousands of times a minute, is compiled by C2 as before (measured in
  * docs/benchmarks.md). Its Spring context is the one generated ahead of time at build time (Spring AOT): no
- * configuration class is parsed and no condition evaluated while it starts (the relay builds it at run time in a mode
- * other than cdc).
+ * configuration class is parsed and no condition evaluated while it starts (the relay builds it as it starts in a mode
+ * other than cdc, or with a management port of its own: {@code CdcOnlyAotContext}).
  */
 public final class RelayJvm {
 
