@@ -3,6 +3,7 @@ package dev.outbox.local;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -18,7 +19,27 @@ public final class JavaProcess {
     /** This JVM's temporary directory, passed on to every child. */
     static final String TEMP_DIRECTORY_OPTION = "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir");
 
+    private static final Path SETSID = Path.of("/usr/bin/setsid");
+
     private JavaProcess() {}
+
+    /**
+     * {@code command} to run in a session of its own where the system has {@code setsid} (Linux): its scheduler then
+     * shares the CPU between sessions (autogroup) as it does between the containers of compose or the units of
+     * systemd, each service as a whole, instead of between every thread of every child and of this JVM, where a
+     * restarting service gets one thread's share among the others' busy ones. {@code setsid} replaces itself with the
+     * command (it forks only when a process-group leader calls it, which a JVM's child never is), so the
+     * {@link Process} is the command's and SIGKILL reaches it. Elsewhere {@code command} as it is.
+     */
+    public static List<String> inOwnSession(List<String> command) {
+        if (!Files.isExecutable(SETSID)) {
+            return command;
+        }
+        List<String> own = new ArrayList<>(command.size() + 1);
+        own.add(SETSID.toString());
+        own.addAll(command);
+        return own;
+    }
 
     public static Builder builder(String mainClass, String... args) {
         return new Builder(mainClass, List.of(args));
@@ -89,7 +110,7 @@ public final class JavaProcess {
             command.add(classPath);
             command.add(mainClass);
             command.addAll(args);
-            ProcessBuilder pb = new ProcessBuilder(command);
+            ProcessBuilder pb = new ProcessBuilder(inOwnSession(command));
             pb.environment().putAll(env);
             if (logFile != null) {
                 File file = logFile.toFile();

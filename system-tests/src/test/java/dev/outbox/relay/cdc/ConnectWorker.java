@@ -19,6 +19,7 @@ import dev.outbox.contract.CloudEventHeaders;
 import dev.outbox.contract.EventSchemas;
 import dev.outbox.contract.OutboxColumns;
 import dev.outbox.contract.Topics;
+import dev.outbox.local.JavaProcess;
 import dev.outbox.relay.publish.KafkaPublisher;
 import dev.outbox.relay.publish.PublishProperties;
 import io.debezium.connector.postgresql.PostgresConnector;
@@ -87,7 +88,8 @@ public final class ConnectWorker {
         command.add(dir.resolve("worker.properties").toString());
         command.add(dir.resolve("connector.properties").toString());
         try {
-            process = new ProcessBuilder(command)
+            // in a session of its own, as the relay it is measured against (JavaProcess)
+            process = new ProcessBuilder(JavaProcess.inOwnSession(command))
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(
                             dir.resolve("connect.log").toFile()))
