@@ -34,14 +34,18 @@ public final class BootJar {
      * @param env     the environment the training run needs to refresh its context
      */
     public static JavaProcess.Builder start(Path execJar, Path workDir, Map<String, String> env) {
-        return start(execJar, workDir, env, null, List.of());
+        return start(execJar, workDir, env, null, TRAINING_PORTS);
     }
+
+    /** The training run's ports: free ones, its management port one of its own, as the services run it. */
+    static final List<String> TRAINING_PORTS = List.of("-Dserver.port=0", "-Dmanagement.server.port=0");
 
     /**
      * As {@link #start}, with a training run that runs the service until its log shows {@code line} (for at most
      * {@link #TRAINING_TIME}), then stops it with SIGTERM.
      *
-     * @param trainingOptions JVM options of the training run only, e.g. a logger's level that makes {@code line} appear
+     * @param trainingOptions JVM options of the training run only: its ports (the service's own may be in use), and
+     *     e.g. a logger's level that makes {@code line} appear
      */
     public static JavaProcess.Builder startTrainedUntil(
             Path execJar, Path workDir, Map<String, String> env, String line, List<String> trainingOptions) {
@@ -80,9 +84,7 @@ public final class BootJar {
                         java(),
                         "-XX:+UseSerialGC",
                         JavaProcess.TEMP_DIRECTORY_OPTION,
-                        "-XX:ArchiveClassesAtExit=" + archive,
-                        "-Dserver.port=0",
-                        "-Dmanagement.server.port=0"));
+                        "-XX:ArchiveClassesAtExit=" + archive));
                 training.addAll(trainingOptions);
                 if (untilLine == null) {
                     training.add("-Dspring.context.exit=onRefresh");

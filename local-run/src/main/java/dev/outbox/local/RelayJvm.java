@@ -32,7 +32,13 @@ public final class RelayJvm {
      */
     public static final String TRAINED_UNTIL = "Processing messages";
 
+    /**
+     * The training run's options: a free port, and no management port of its own (the relay would then build its
+     * context without the ahead-of-time one, {@code CdcOnlyAotContext}, and the archive would hold the classes of that
+     * context instead of those the relay loads as deployed).
+     */
     public static final List<String> TRAINING_OPTIONS = List.of(
+            "-Dserver.port=0",
             "-Dlogging.level.io.debezium.connector.postgresql.PostgresStreamingChangeEventSource=INFO",
             AHEAD_OF_TIME_CONTEXT);
 

@@ -107,9 +107,12 @@ class ExecutableJarsIntegrationTests {
                     .as("lz4-java's native library mapped into the relay")
                     .contains("liblz4-java");
             // started as deployed (RelayJvm): its class-data archive was recorded by a training run that streamed, so
-            // the classes its engine loads once Spring has started come from the archive too, not only Spring's
+            // the classes its engine loads once Spring has started come from the archive too, not only Spring's; and
+            // that run built the context the relay builds, the one generated ahead of time
             assertThat(Files.readAllLines(classes))
                     .as("classes the relay loaded, and from where")
+                    .anyMatch(line -> line.contains(
+                            "dev.outbox.relay.RelayApplication__BeanFactoryRegistrations source: shared objects file"))
                     .anyMatch(line -> line.contains(
                             "io.debezium.connector.postgresql.PostgresStreamingChangeEventSource source: shared objects"
                                     + " file"))

@@ -26,7 +26,8 @@ final class DebeziumSettings {
     static Properties of(CdcProperties cdc, DatabaseProperties db, PublishProperties kafka) {
         Properties p = new Properties();
         p.setProperty("name", "outbox-relay");
-        p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+        // Debezium's PostgreSQL connector, without the connection of its own that it opens only to check the settings
+        p.setProperty("connector.class", RelayPostgresConnector.class.getName());
         p.setProperty("topic.prefix", TOPIC_PREFIX);
         p.setProperty("database.hostname", db.host());
         p.setProperty("database.port", String.valueOf(db.port()));

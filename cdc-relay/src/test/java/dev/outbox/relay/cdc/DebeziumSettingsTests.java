@@ -1,10 +1,18 @@
 package dev.outbox.relay.cdc;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.Collectors;
 
 import dev.outbox.relay.publish.PublishProperties;
+import io.debezium.connector.postgresql.PostgresConnector;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.connector.Connector;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,6 +47,46 @@ class DebeziumSettingsTests {
                 .containsEntry("max.batch.size", "2048")
                 .containsEntry("slot.max.retries", "30")
                 .doesNotContainKey("security.protocol");
+    }
+
+    /** The engine validates these settings before every start: Debezium's connector connects to, the relay's not. */
+    @Test
+    void debeziumsConnectorConnectsToValidateAndTheRelaysDoesNot() throws IOException {
+        Map<String, String> settings = settings(Map.of(), closedPort());
+
+        assertThat(errors(new PostgresConnector(), settings))
+                .as("Debezium's connector opens a connection, refused here")
+                .containsKey("database.hostname");
+        assertThat(errors(new RelayPostgresConnector(), settings)).isEmpty();
+        assertThat(settings).containsEntry("connector.class", RelayPostgresConnector.class.getName());
+        assertThat(new RelayPostgresConnector().taskClass()).isEqualTo(new PostgresConnector().taskClass());
+    }
+
+    @Test
+    void theRelaysConnectorStillValidatesEveryField() throws IOException {
+        assertThat(errors(new RelayPostgresConnector(), settings(Map.of("slot.name", "Not A Slot"), closedPort())))
+                .containsOnlyKeys("slot.name");
+    }
+
+    private static Map<String, List<String>> errors(Connector connector, Map<String, String> settings) {
+        return connector.validate(settings).configValues().stream()
+                .filter(v -> !v.errorMessages().isEmpty())
+                .collect(Collectors.toMap(ConfigValue::name, ConfigValue::errorMessages));
+    }
+
+    /** A loopback port nothing listens on: a connection to it is refused at once. */
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    private static Map<String, String> settings(Map<String, String> debezium, int port) {
+        Properties p = DebeziumSettings.of(
+                cdc(debezium),
+                new DatabaseProperties("127.0.0.1", port, "", "payments", "relay", "secret"),
+                kafka(Map.of()));
+        return p.stringPropertyNames().stream().collect(Collectors.toMap(k -> k, p::getProperty));
     }
 
     private static CdcProperties cdc(Map<String, String> debezium) {

@@ -144,6 +144,8 @@ public final class ConnectWorker {
         relay.stringPropertyNames().stream()
                 .filter(k -> !k.startsWith("offset.") && !k.equals("bootstrap.servers"))
                 .forEach(k -> connector.setProperty(k, relay.getProperty(k)));
+        // Debezium's own class, as a Connect user registers it (the relay's subclass skips only its connection check)
+        connector.setProperty("connector.class", PostgresConnector.class.getName());
         connector.setProperty("tasks.max", "1");
         addCloudEventHeaders(connector);
         return connector;
