@@ -12,8 +12,9 @@ import org.apache.kafka.common.config.ConfigValue;
  * handshake) to run {@code SELECT version()} and a role query, then closing it: work on the restart's path that the
  * relay has done already, with the same credentials, before it starts an engine (its leadership connection holds the
  * slot's lock on that primary, and {@link StreamHorizons#prepare} has read the slot). Every field of the configuration
- * is still validated; a wrong password or a missing REPLICATION role still stops the task's start with PostgreSQL's
- * own error.
+ * is still validated. A wrong password fails the leadership connection before any engine starts, and a role without
+ * REPLICATION fails the task's replication connection, each with PostgreSQL's own error (Debezium's check only logs
+ * the missing role).
  */
 public final class RelayPostgresConnector extends PostgresConnector {
 

@@ -49,7 +49,7 @@ class DebeziumSettingsTests {
                 .doesNotContainKey("security.protocol");
     }
 
-    /** The engine validates these settings before every start: Debezium's connector connects to, the relay's not. */
+    /** The engine validates these settings before every start: Debezium's connector connects to do it, the relay's not. */
     @Test
     void debeziumsConnectorConnectsToValidateAndTheRelaysDoesNot() throws IOException {
         Map<String, String> settings = settings(Map.of(), closedPort());
