@@ -4,12 +4,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
@@ -44,28 +45,11 @@ public final class LocalPipeline {
         int controllerPort = Integer.parseInt(env("KAFKA_CONTROLLER_PORT", "9093"));
 
         say("starting PostgreSQL on 127.0.0.1:" + pgPort + " (data in " + home.resolve("postgres") + ")");
-        PostgresServer postgres = PostgresServer.start(pgPort, home.resolve("postgres"), true, Map.of());
-        try {
-            if (postgres.applyInitScript()) {
-                say("created the databases and the services' least-privilege roles (docker/postgres/init.sql)");
-            }
-        } catch (IllegalStateException e) {
-            postgres.close();
-            throw new IllegalStateException(
-                    "could not create the roles; a data directory from an older build "
-                            + "has the databases without them: delete " + home + " for a clean slate",
-                    e);
-        }
-        say("starting Kafka on 127.0.0.1:" + kafkaPort + " (SASL/SCRAM, ACLs of docker/kafka/acls.txt)");
-        KafkaBroker kafka = new KafkaBroker(
-                        kafkaPort, controllerPort, home.resolve("kafka"), LocalCredentials.KAFKA_ADMIN.password())
-                .start();
-        try (Admin admin = Admin.create(kafka.adminClientProperties())) {
-            KafkaAccess.provision(admin, LocalCredentials.kafkaPrincipals());
-        }
-        Files.writeString(home.resolve("layout"), LAYOUT);
-
-        List<Process> services = new ArrayList<>();
+        // stopped by this run's own shutdown hook, after the services: not by one of its own, which would stop it
+        // while they still shut down
+        PostgresServer postgres = PostgresServer.start(pgPort, home.resolve("postgres"), true, Map.of(), false);
+        List<Process> services = new CopyOnWriteArrayList<>();
+        AtomicReference<KafkaBroker> broker = new AtomicReference<>();
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
@@ -81,10 +65,31 @@ public final class LocalPipeline {
                                     Thread.currentThread().interrupt();
                                 }
                             }
-                            kafka.close();
+                            if (broker.get() != null) {
+                                broker.get().close();
+                            }
                             postgres.close();
                         },
                         "local-pipeline-shutdown"));
+        try {
+            if (postgres.applyInitScript()) {
+                say("created the databases and the services' least-privilege roles (docker/postgres/init.sql)");
+            }
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException(
+                    "could not create the roles; a data directory from an older build "
+                            + "has the databases without them: delete " + home + " for a clean slate",
+                    e);
+        }
+        say("starting Kafka on 127.0.0.1:" + kafkaPort + " (SASL/SCRAM, ACLs of docker/kafka/acls.txt)");
+        KafkaBroker kafka = new KafkaBroker(
+                        kafkaPort, controllerPort, home.resolve("kafka"), LocalCredentials.KAFKA_ADMIN.password())
+                .start();
+        broker.set(kafka);
+        try (Admin admin = Admin.create(kafka.adminClientProperties())) {
+            KafkaAccess.provision(admin, LocalCredentials.kafkaPrincipals());
+        }
+        Files.writeString(home.resolve("layout"), LAYOUT);
 
         String db = "jdbc:postgresql://127.0.0.1:" + pgPort + "/";
         Map<String, String> common = Map.of(

@@ -42,8 +42,22 @@ public final class PostgresServer implements Postgres {
      * @param overrides server settings over {@link #serverSettings} (e.g. {@code wal_level=replica})
      */
     public static PostgresServer start(int port, Path dataDir, boolean durable, Map<String, String> overrides) {
+        return start(port, dataDir, durable, overrides, true);
+    }
+
+    /**
+     * As {@link #start(int, Path, boolean, Map)}; with {@code stopsWithTheJvm} false the server has no shutdown hook
+     * of its own (the JVM's hooks run at once, all together): its owner stops it with {@link #close()} when its
+     * clients have stopped.
+     */
+    public static PostgresServer start(
+            int port, Path dataDir, boolean durable, Map<String, String> overrides, boolean stopsWithTheJvm) {
         try {
-            return new PostgresServer(builder(port, dataDir, durable, overrides).start(), dataDir);
+            return new PostgresServer(
+                    builder(port, dataDir, durable, overrides)
+                            .setRegisterShutdownHook(stopsWithTheJvm)
+                            .start(),
+                    dataDir);
         } catch (IOException e) {
             throw new UncheckedIOException("embedded PostgreSQL did not start", e);
         }
