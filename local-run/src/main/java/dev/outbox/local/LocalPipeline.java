@@ -65,8 +65,9 @@ public final class LocalPipeline {
                                     Thread.currentThread().interrupt();
                                 }
                             }
-                            if (broker.get() != null) {
-                                broker.get().close();
+                            KafkaBroker started = broker.get();
+                            if (started != null) {
+                                started.close();
                             }
                             postgres.close();
                         },

@@ -24,6 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @EnabledOnOs(OS.LINUX)
 class PostgresServerTests {
 
+    /** The cluster's directory within the test's own, beside the child's log: JUnit deletes both. */
+    private static final String DATA = "data";
+
     @Test
     void byDefaultAServerStopsWhenTheJvmThatStartedItExits(@TempDir Path dir) throws Exception {
         int port = startInAChildJvmThatExits(dir, true);
@@ -37,7 +40,7 @@ class PostgresServerTests {
             assertThat(accepts(port)).as("PostgreSQL still listening").isTrue();
         } finally {
             // the postmaster the child left running, by the PID it wrote: SIGTERM, PostgreSQL's smart shutdown
-            Path pid = dir.resolve("postmaster.pid");
+            Path pid = dir.resolve(DATA).resolve("postmaster.pid");
             if (Files.exists(pid)) {
                 long postmaster = Long.parseLong(Files.readAllLines(pid).get(0).trim());
                 ProcessHandle.of(postmaster).ifPresent(p -> {
@@ -52,10 +55,10 @@ class PostgresServerTests {
         int port = freePort();
         Process child = JavaProcess.builder(
                         StartsAServerAndExits.class.getName(),
-                        dir.toString(),
+                        dir.resolve(DATA).toString(),
                         String.valueOf(port),
                         String.valueOf(stopsWithTheJvm))
-                .logTo(dir.resolveSibling(dir.getFileName() + ".log"))
+                .logTo(dir.resolve("child.log"))
                 .start();
         assertThat(child.waitFor(3, TimeUnit.MINUTES)).as("the child exited").isTrue();
         assertThat(child.exitValue()).isZero();
