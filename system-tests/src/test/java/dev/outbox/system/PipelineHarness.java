@@ -137,12 +137,6 @@ final class PipelineHarness implements AutoCloseable {
         return -1;
     }
 
-    /** Whether either relay streams. */
-    boolean anyRelayStreaming() {
-        return (relays[0] != null && relayStreaming(relayPorts[0]))
-                || (relays[1] != null && relayStreaming(relayPorts[1]));
-    }
-
     /** Starts relay {@code index} (0: the first, 1: the standby) and returns when it answers its health check. */
     void startRelay(int index) {
         if (index == 0) {
@@ -352,9 +346,41 @@ final class PipelineHarness implements AutoCloseable {
         return InvariantChecker.wire(kafka.adminClientProperties(), Topics.PAYMENT_EVENTS);
     }
 
-    /** Whether the relay's CDC engine streams (its health details, read with the admin token). */
-    boolean relayStreaming() {
-        return relayStreaming(ports.get(Component.RELAY));
+    /**
+     * The process id of the walsender streaming the relay's slot, 0 when none does: PostgreSQL's view of whether a
+     * relay reads the WAL, on a connection held for it. Timing a relay's start by its health endpoint would cost the
+     * relay the CPU it is timed on: ten requests a second while it starts, each running its health checks cold.
+     */
+    synchronized int slotStreamer() {
+        try {
+            if (slotWatch == null) {
+                slotWatch = postgres.connect("payments");
+            }
+            try (var s = slotWatch.prepareStatement(
+                    "SELECT coalesce(active_pid, 0) FROM pg_replication_slots WHERE slot_name = ?")) {
+                s.setString(1, SLOT);
+                try (var rs = s.executeQuery()) {
+                    return rs.next() ? rs.getInt(1) : 0;
+                }
+            }
+        } catch (java.sql.SQLException e) {
+            // PostgreSQL was killed: a new connection next time
+            closeSlotWatch();
+            return 0;
+        }
+    }
+
+    private Connection slotWatch;
+
+    private synchronized void closeSlotWatch() {
+        if (slotWatch != null) {
+            try {
+                slotWatch.close();
+            } catch (java.sql.SQLException ignored) {
+                // it is gone already
+            }
+            slotWatch = null;
+        }
     }
 
     private static boolean relayStreaming(int port) {
@@ -447,6 +473,7 @@ final class PipelineHarness implements AutoCloseable {
 
     @Override
     public void close() {
+        closeSlotWatch();
         if (connect != null) {
             connect.stop();
         }
