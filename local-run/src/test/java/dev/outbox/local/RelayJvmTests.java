@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -46,8 +48,8 @@ class RelayJvmTests {
      * The compile ids of {@code method}'s compilations at level 4 (C2) that C2 did not skip, from -XX:+PrintCompilation's
      * lines ({@code timestamp id flags level method ...}; a skipped one is printed again with "COMPILE SKIPPED").
      */
-    private static java.util.Set<String> c2Compiled(List<String> lines, String method) {
-        java.util.Set<String> ids = new java.util.HashSet<>();
+    private static Set<String> c2Compiled(List<String> lines, String method) {
+        Set<String> ids = new HashSet<>();
         lines.stream()
                 .filter(line -> line.contains(method) && line.matches(level(4)))
                 .forEach(line -> ids.add(line.trim().split("\\s+")[1]));

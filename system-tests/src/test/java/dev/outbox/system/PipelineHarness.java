@@ -62,6 +62,8 @@ final class PipelineHarness implements AutoCloseable {
     private final int[] relayPorts = new int[2];
     /** Debezium on Kafka Connect in the relay's place, in the {@value #CONNECT} mode; otherwise {@code null}. */
     private final ConnectWorker connect;
+    /** The connection {@link #slotStreamer()} reads the slot on, opened again after PostgreSQL was killed. */
+    private Connection slotWatch;
 
     /** The mode in which a Kafka Connect worker replaces the relay. */
     static final String CONNECT = "connect";
@@ -206,7 +208,7 @@ final class PipelineHarness implements AutoCloseable {
                     // the slot exists and streams before the first payment, as the relay's does when it is healthy
                     await().atMost(Duration.ofSeconds(120))
                             .pollInterval(Duration.ofMillis(100))
-                            .until(this::slotActive);
+                            .until(() -> slotStreamer() != 0);
                 }
             }
             default -> startService(component);
@@ -370,8 +372,6 @@ final class PipelineHarness implements AutoCloseable {
         }
     }
 
-    private Connection slotWatch;
-
     private synchronized void closeSlotWatch() {
         if (slotWatch != null) {
             try {
@@ -409,17 +409,6 @@ final class PipelineHarness implements AutoCloseable {
         String last = started.get(started.size() - 1);
         int at = last.indexOf("process running for ");
         return at < 0 ? "?" : last.substring(at + 20).replaceAll("[^0-9.]", "");
-    }
-
-    private boolean slotActive() throws java.sql.SQLException {
-        try (Connection c = postgres.connect("payments");
-                var s = c.prepareStatement(
-                        "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = ?")) {
-            s.setString(1, SLOT);
-            try (var rs = s.executeQuery()) {
-                return rs.next() && rs.getLong(1) == 1;
-            }
-        }
     }
 
     /** Client settings for the harness's broker: what a reader of its topics needs. */

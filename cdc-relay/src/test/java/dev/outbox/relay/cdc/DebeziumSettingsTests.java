@@ -1,8 +1,5 @@
 package dev.outbox.relay.cdc;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +7,7 @@ import java.util.Properties;
 import java.util.stream.Collectors;
 
 import dev.outbox.relay.publish.PublishProperties;
+import dev.outbox.testing.Ports;
 import io.debezium.connector.postgresql.PostgresConnector;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Connector;
@@ -51,8 +49,8 @@ class DebeziumSettingsTests {
 
     /** The engine validates these settings before every start: Debezium's connector connects to do it, the relay's not. */
     @Test
-    void debeziumsConnectorConnectsToValidateAndTheRelaysDoesNot() throws IOException {
-        Map<String, String> settings = settings(Map.of(), closedPort());
+    void debeziumsConnectorConnectsToValidateAndTheRelaysDoesNot() {
+        Map<String, String> settings = settings(Map.of(), Ports.free());
 
         assertThat(errors(new PostgresConnector(), settings))
                 .as("Debezium's connector opens a connection, refused here")
@@ -63,8 +61,8 @@ class DebeziumSettingsTests {
     }
 
     @Test
-    void theRelaysConnectorStillValidatesEveryField() throws IOException {
-        assertThat(errors(new RelayPostgresConnector(), settings(Map.of("slot.name", "Not A Slot"), closedPort())))
+    void theRelaysConnectorStillValidatesEveryField() {
+        assertThat(errors(new RelayPostgresConnector(), settings(Map.of("slot.name", "Not A Slot"), Ports.free())))
                 .containsOnlyKeys("slot.name");
     }
 
@@ -72,13 +70,6 @@ class DebeziumSettingsTests {
         return connector.validate(settings).configValues().stream()
                 .filter(v -> !v.errorMessages().isEmpty())
                 .collect(Collectors.toMap(ConfigValue::name, ConfigValue::errorMessages));
-    }
-
-    /** A loopback port nothing listens on: a connection to it is refused at once. */
-    private static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 
     private static Map<String, String> settings(Map<String, String> debezium, int port) {
