@@ -61,12 +61,17 @@ public final class CdcRelay implements SmartLifecycle {
     private Thread supervisor;
     private ExecutorService engineThread;
     private DebeziumEngine<ChangeEvent<SourceRecord, SourceRecord>> engine;
-    private OutboxChangeConsumer consumer;
+    private volatile OutboxChangeConsumer consumer;
     private HorizonEmitter emitter;
     /** What the last stream of this process had Kafka acknowledge beyond its last stored horizon: the next skips it. */
     private Set<UUID> sentBefore = Set.of();
 
-    private Future<?> engineRun;
+    private volatile Future<?> engineRun;
+    /** When this relay started. */
+    private volatile Instant startedAt;
+    /** When the current engine was started. */
+    private volatile Instant engineStartedAt;
+
     private volatile RelayLeadership.Lease lease;
     private final boolean autoStartup;
     private final Duration safetyNetGrace;
@@ -105,22 +110,49 @@ public final class CdcRelay implements SmartLifecycle {
     }
 
     /**
-     * Whether this instance's CDC stream is catching up after a (re)start: it leads the slot, and its engine is still
-     * starting (for at most twice {@code grace}) or has streamed for less than {@code grace}. Meanwhile the rows
-     * waiting since before the start are the stream's to deliver, and the safety net stands back so that it does not
-     * publish them a second time.
+     * Whether this instance's CDC stream is starting or moving, so that the rows its slot streams and its horizon has
+     * not passed yet are its own to deliver: a safety net that swept them beside it would publish them a second time,
+     * however far behind the stream is. True while the relay starts (before it knows whether it leads; for at most
+     * twice {@code grace}), and while it leads with an engine that is starting (for at most twice {@code grace}, or the
+     * connector's own wait for a slot another walsender still holds if that is longer), or with a stream that moved
+     * less than twice {@code grace} ago: its engine began streaming, Kafka acknowledged its events, or it stored a
+     * horizon. A stream that does not move (an engine that failed or does not start, a stream stuck) leaves every row
+     * older than the grace to the net again.
      */
-    public boolean recovering(Duration grace) {
-        if (role.get() != Role.LEADER) {
+    public boolean delivering(Duration grace) {
+        Role r = role.get();
+        if (r == Role.STARTING) {
+            Instant since = startedAt;
+            return since != null && since.plus(grace.multipliedBy(2)).isAfter(Instant.now());
+        }
+        if (r != Role.LEADER) {
             return false;
         }
-        Instant now = Instant.now();
-        Instant streaming = streamingSince;
-        if (streaming != null) {
-            return streaming.plus(grace).isAfter(now);
+        Future<?> run = engineRun;
+        Instant started = engineStartedAt;
+        if (run != null && !run.isDone() && streamingSince == null && started != null) {
+            Duration slotWait = DebeziumSettings.SLOT_RETRY_DELAY.multipliedBy(DebeziumSettings.SLOT_RETRIES);
+            Duration allowance = slotWait.compareTo(grace.multipliedBy(2)) > 0 ? slotWait : grace.multipliedBy(2);
+            return started.plus(allowance).isAfter(Instant.now());
         }
-        Instant leading = leadingSince;
-        return leading != null && leading.plus(grace.multipliedBy(2)).isAfter(now);
+        OutboxChangeConsumer stream = consumer;
+        Instant moved = latest(leadingSince, streamingSince, stream == null ? null : stream.lastMoved());
+        return moved != null && moved.plus(grace.multipliedBy(2)).isAfter(Instant.now());
+    }
+
+    /** The slot this instance streams, or would as its leader. */
+    public String slotName() {
+        return cdc.slotName();
+    }
+
+    private static Instant latest(Instant... times) {
+        Instant latest = null;
+        for (Instant t : times) {
+            if (t != null && (latest == null || t.isAfter(latest))) {
+                latest = t;
+            }
+        }
+        return latest;
     }
 
     /** The server this instance leads on (the primary when the lock was taken), or {@code null}. */
@@ -136,6 +168,7 @@ public final class CdcRelay implements SmartLifecycle {
     @Override
     public synchronized void start() {
         running = true;
+        startedAt = Instant.now();
         role.set(Role.STARTING);
         engineThread = Executors.newSingleThreadExecutor(r -> new Thread(r, "debezium-engine"));
         supervisor = new Thread(this::supervise, "cdc-relay-supervisor");
@@ -278,6 +311,7 @@ public final class CdcRelay implements SmartLifecycle {
                 })
                 .notifying(consumer)
                 .build();
+        engineStartedAt = Instant.now();
         engineRun = engineThread.submit(engine);
         emitter =
                 new HorizonEmitter(db.on(lease.server()), cdc.slotName(), cdc.horizonInterval(), consumer.delivered());

@@ -1,5 +1,6 @@
 package dev.outbox.relay.cdc;
 
+import java.time.Duration;
 import java.util.Properties;
 import java.util.regex.Pattern;
 
@@ -20,6 +21,11 @@ final class DebeziumSettings {
     static final String MESSAGE_TOPIC = TOPIC_PREFIX + ".message";
     /** The outbox table's change events, the only records the Outbox Event Router applies to. */
     static final String OUTBOX_TOPIC = TOPIC_PREFIX + ".public.outbox_messages";
+
+    /** How often, and how far apart, the connector tries to take a slot another walsender still holds. */
+    static final int SLOT_RETRIES = 30;
+
+    static final Duration SLOT_RETRY_DELAY = Duration.ofSeconds(2);
 
     private DebeziumSettings() {}
 
@@ -51,8 +57,8 @@ final class DebeziumSettings {
         // the engine streams on from there instead of refusing to start, and the rows committed in between, which no
         // slot will ever stream again, are published by the safety net after its grace period.
         p.setProperty("offset.mismatch.strategy", "trust_slot");
-        p.setProperty("slot.max.retries", "30");
-        p.setProperty("slot.retry.delay.ms", "2000");
+        p.setProperty("slot.max.retries", String.valueOf(SLOT_RETRIES));
+        p.setProperty("slot.retry.delay.ms", String.valueOf(SLOT_RETRY_DELAY.toMillis()));
         p.setProperty("publication.name", cdc.publication());
         p.setProperty("publication.autocreate.mode", "disabled");
         p.setProperty("table.include.list", "public.outbox_messages");

@@ -84,6 +84,8 @@ final class OutboxChangeConsumer
     private final Set<UUID> sentByPreviousStream;
     /** Set when Kafka acknowledged events: a horizon is due soon (see HorizonEmitter). */
     private final AtomicBoolean delivered = new AtomicBoolean();
+    /** When Kafka last acknowledged events of this stream, or when it last stored a horizon: {@code null} before. */
+    private volatile Instant lastMoved;
 
     private volatile Exception failure;
     private volatile boolean closed;
@@ -262,6 +264,7 @@ final class OutboxChangeConsumer
             }
             if (!acked.isEmpty()) {
                 delivered.set(true);
+                lastMoved = Instant.now();
             }
             for (EventRecord record : acked) {
                 acknowledgedSinceHorizon.add(record.envelope().id());
@@ -293,6 +296,7 @@ final class OutboxChangeConsumer
         if (stored == StreamHorizons.Stored.STORED) {
             horizonsStored.increment();
             acknowledgedSinceHorizon.clear();
+            lastMoved = Instant.now();
         }
         return true;
     }
@@ -308,6 +312,13 @@ final class OutboxChangeConsumer
                 acknowledgedSinceHorizon.add(batch.records().get(i).envelope().id());
             }
         }
+    }
+
+    /**
+     * When this stream last moved: Kafka acknowledged its events, or it stored a horizon. {@code null} if it has not.
+     */
+    Instant lastMoved() {
+        return lastMoved;
     }
 
     /** Set when Kafka acknowledged events since the emitter last looked: what makes a horizon due soon. */

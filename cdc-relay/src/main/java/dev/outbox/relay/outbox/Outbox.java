@@ -40,6 +40,33 @@ public final class Outbox {
             """;
 
     /**
+     * Only rows a stream delivering {@code :slot} will not deliver: rows no slot streams (made ready by an update: a
+     * retry, a requeue, an operator; or left to the safety net when a slot's horizon began), and rows whose transaction
+     * the slot's stored horizon sees (or its {@code since}) yet which are not published: another slot's, with two relays
+     * on row-filtered slots. The rows ahead of that horizon are the stream's. As in the {@code outbox_delivery} view,
+     * two scalars per statement decide nearly every row; only a transaction between them gets the exact test.
+     */
+    private static final String BEHIND_HORIZON = """
+            AND (NOT candidate.stream_coverable
+                 OR candidate.ready_xid < (
+                        SELECT GREATEST(pg_snapshot_xmin(h.since)::text::bigint,
+                                        pg_snapshot_xmin(COALESCE(h.horizon, h.since))::text::bigint)
+                          FROM outbox_stream_horizons() h
+                         WHERE h.slot_name = :slot)
+                 OR (candidate.ready_xid < (
+                        SELECT GREATEST(pg_snapshot_xmax(h.since)::text::bigint,
+                                        pg_snapshot_xmax(COALESCE(h.horizon, h.since))::text::bigint)
+                          FROM outbox_stream_horizons() h
+                         WHERE h.slot_name = :slot)
+                     AND EXISTS (
+                        SELECT FROM outbox_stream_horizons() h
+                         WHERE h.slot_name = :slot
+                           AND (pg_visible_in_snapshot(candidate.ready_xid::text::xid8, h.since)
+                                OR COALESCE(pg_visible_in_snapshot(candidate.ready_xid::text::xid8, h.horizon),
+                                            false)))))
+            """;
+
+    /**
      * The lease protocol: ready rows (unpublished, not dead-lettered, due, unleased or with an expired lease, older
      * than {@code minAge}) are locked with SKIP LOCKED, so concurrent claims are disjoint, and leased to the worker
      * with attempts + 1 in the same statement. Only rows from the claim floor on are read: none before it is pending.
@@ -280,6 +307,7 @@ public final class Outbox {
     private final JdbcClient jdbc;
     private final String claimInAnyOrder = CLAIM.formatted("");
     private final String claimEarliestPerAggregate = CLAIM.formatted(EARLIEST_OF_ITS_AGGREGATE);
+    private final String claimBehindHorizon = CLAIM.formatted(BEHIND_HORIZON);
 
     public Outbox(JdbcClient jdbc) {
         this.jdbc = jdbc;
@@ -293,16 +321,35 @@ public final class Outbox {
      */
     public List<OutboxRow> claim(
             UUID workerId, int batchSize, Duration lease, Duration minAge, boolean perAggregateOrder) {
+        String sql = perAggregateOrder ? claimEarliestPerAggregate : claimInAnyOrder;
+        return claim(sql, workerId, batchSize, lease, minAge, null);
+    }
+
+    /**
+     * Claims, as {@link #claim} does, only rows a stream delivering {@code slot} will not deliver: those no slot
+     * streams, and those its stored horizon has passed without publishing them. What the safety net takes while its
+     * own stream delivers: the rows ahead of the stream's horizon are the stream's, however far behind it is.
+     */
+    public List<OutboxRow> claimBehindHorizon(
+            UUID workerId, int batchSize, Duration lease, Duration minAge, String slot) {
+        return claim(claimBehindHorizon, workerId, batchSize, lease, minAge, slot);
+    }
+
+    private List<OutboxRow> claim(
+            String sql, UUID workerId, int batchSize, Duration lease, Duration minAge, String slot) {
         long floor = floor();
-        List<OutboxRow> claimed =
-                new ArrayList<>(jdbc.sql(perAggregateOrder ? claimEarliestPerAggregate : claimInAnyOrder)
-                        .param("floor", floor)
-                        .param("minAgeSeconds", minAge.toMillis() / 1000.0)
-                        .param("batchSize", batchSize)
-                        .param("workerId", workerId)
-                        .param("leaseSeconds", lease.toMillis() / 1000.0)
-                        .query(Outbox::row)
-                        .list());
+        JdbcClient.StatementSpec statement = jdbc.sql(sql);
+        if (slot != null) {
+            statement = statement.param("slot", slot);
+        }
+        List<OutboxRow> claimed = new ArrayList<>(statement
+                .param("floor", floor)
+                .param("minAgeSeconds", minAge.toMillis() / 1000.0)
+                .param("batchSize", batchSize)
+                .param("workerId", workerId)
+                .param("leaseSeconds", lease.toMillis() / 1000.0)
+                .query(Outbox::row)
+                .list());
         claimed.sort(Comparator.comparing(OutboxRow::occurredAt).thenComparing(OutboxRow::id));
         return claimed;
     }

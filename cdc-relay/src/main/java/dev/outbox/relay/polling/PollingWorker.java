@@ -92,8 +92,21 @@ final class PollingWorker {
      * @throws InterruptedException on shutdown: claimed rows keep their lease and are recovered when it expires
      */
     int runOnce() throws InterruptedException {
-        List<OutboxRow> batch =
-                outbox.claim(workerId, policy.batchSize(), policy.lease(), policy.minAge(), policy.perAggregateOrder());
+        return runOnce(null);
+    }
+
+    /**
+     * @param deliveringSlot the slot whose stream is delivering (the safety net beside it): only rows that stream will
+     *                       not deliver are claimed ({@link Outbox#claimBehindHorizon}); {@code null} for all
+     * @return how many rows this iteration claimed (0 means the caller may idle)
+     * @throws InterruptedException on shutdown: claimed rows keep their lease and are recovered when it expires
+     */
+    int runOnce(String deliveringSlot) throws InterruptedException {
+        List<OutboxRow> batch = deliveringSlot != null
+                ? outbox.claimBehindHorizon(
+                        workerId, policy.batchSize(), policy.lease(), policy.minAge(), deliveringSlot)
+                : outbox.claim(
+                        workerId, policy.batchSize(), policy.lease(), policy.minAge(), policy.perAggregateOrder());
         if (batch.isEmpty()) {
             return 0;
         }

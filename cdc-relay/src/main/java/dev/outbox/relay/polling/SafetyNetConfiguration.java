@@ -68,20 +68,24 @@ class SafetyNetConfiguration {
         }
 
         /**
-         * Publishes what CDC left behind; stands back while this instance's own stream is catching up after a
-         * (re)start, since the rows that waited meanwhile are the stream's to deliver.
+         * Publishes what CDC left behind, a batch at a time. While this instance's own stream is starting or delivering,
+         * it takes only what that stream will not deliver: the rows ahead of its horizon are the stream's, however far
+         * behind it is (a restart's backlog). Asked before every batch, so a sweep begun as a standby narrows when this
+         * instance takes the lead.
          */
         void sweep() throws InterruptedException {
-            if (cdc != null && cdc.recovering(settings.grace())) {
-                return;
-            }
             int swept = 0;
-            for (int n = worker.runOnce(); n > 0; n = worker.runOnce()) {
+            for (int n = worker.runOnce(deliveringSlot()); n > 0; n = worker.runOnce(deliveringSlot())) {
                 swept += n;
             }
             if (swept > 0) {
                 log.warn("safety net published {} events CDC had not delivered within the grace period", swept);
             }
+        }
+
+        /** The slot this instance's stream is delivering, or {@code null} when no stream of its is. */
+        private String deliveringSlot() {
+            return cdc != null && cdc.delivering(settings.grace()) ? cdc.slotName() : null;
         }
     }
 }

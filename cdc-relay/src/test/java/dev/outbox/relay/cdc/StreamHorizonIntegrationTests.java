@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.stream.Stream;
 import javax.sql.DataSource;
 
 import dev.outbox.local.LocalCredentials;
@@ -213,6 +214,34 @@ class StreamHorizonIntegrationTests {
         assertThat(published(events)).as("one slot's horizon").containsOnly(false);
         assertThat(storeNow(other)).isEqualTo(StreamHorizons.Stored.STORED);
         assertThat(published(events)).as("both horizons").containsOnly(true);
+    }
+
+    /**
+     * What the safety net claims beside a stream that delivers its slot: only what that stream will not deliver. Not
+     * the rows ahead of the slot's stored horizon (the stream's, however far behind it is), but a row no slot streams
+     * (an operator's republish) and the rows the slot's horizon passed that another slot's horizon has not. Without a
+     * delivering stream, a claim takes every pending row.
+     */
+    @Test
+    void besideADeliveringStreamTheNetClaimsOnlyWhatThatStreamWillNotDeliver() {
+        String other = slot + "_b";
+        horizons.prepare(slot);
+        horizons.prepare(other);
+        List<OutboxEvent> passed = OutboxRows.insert(database, 2, 1);
+        assertThat(storeNow(slot)).isEqualTo(StreamHorizons.Stored.STORED);
+        List<OutboxEvent> ahead = OutboxRows.insert(database, 3, 1);
+        List<OutboxEvent> republished = OutboxRows.insert(database, 1, 1);
+        set(jdbc, republished, "stream_coverable = false");
+        assertThat(published(passed)).as("seen by one slot's horizon only").containsOnly(false);
+
+        List<OutboxRow> besideTheStream =
+                outbox.claimBehindHorizon(WORKER, 100, Duration.ofSeconds(30), Duration.ZERO, slot);
+
+        assertThat(besideTheStream)
+                .extracting(OutboxRow::id)
+                .containsExactlyInAnyOrderElementsOf(Stream.concat(ids(passed).stream(), ids(republished).stream())
+                        .toList());
+        assertThat(claim()).extracting(OutboxRow::id).containsExactlyInAnyOrderElementsOf(ids(ahead));
     }
 
     /** A prepared transaction's rows are invisible to every horizon until COMMIT PREPARED, and streamed then. */
