@@ -3,11 +3,13 @@ package dev.outbox.relay;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import dev.outbox.payments.outbox.OutboxEvent;
+import dev.outbox.relay.cdc.CdcRelay;
 import dev.outbox.testing.Ports;
 import dev.outbox.testing.SharedInfra;
 import dev.outbox.testing.TopicReader;
@@ -133,6 +135,53 @@ class CdcSafetyNetIntegrationTests {
         assertThat(onTopic)
                 .as("records on the topic: one per event, and the republished one's copy")
                 .hasSize(inserted.size() + 1);
+    }
+
+    /**
+     * A leader whose engine never streams (the publication it names does not exist) delivers nothing. Once its engine
+     * has failed and twice the grace has passed since it took the lead, the net takes every row older than the grace,
+     * as it would a standby's: each published once, while the relay still leads.
+     */
+    @Test
+    void rowsALeaderThatNeverStreamsLeavesArePublishedByTheNet() {
+        String database = OutboxRows.migratedDatabase();
+        String suffix = "stuck" + Long.toHexString(System.nanoTime());
+        Map<String, String> env =
+                RelayFixtures.relayEnv(database, SharedInfra.kafka().bootstrapServers(), suffix, Ports.free());
+        env.put("RELAY_CDC_PUBLICATION", "no_such_publication");
+        String[] args = Stream.concat(
+                        Stream.of(RelayFixtures.asArgs(env)),
+                        Stream.of("--relay.safety-net.grace=1s", "--relay.safety-net.interval=200ms"))
+                .toArray(String[]::new);
+
+        try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
+            // the slot's horizon has begun: the rows written from now on are the stream's, none left to the net
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> RelayFixtures.count(
+                                    database,
+                                    "SELECT count(*) FROM outbox_stream_horizon WHERE slot_name = 'slot_" + suffix
+                                            + "'")
+                            == 1);
+            List<OutboxEvent> inserted = OutboxRows.insert(database, 5, 2);
+            assertThat(RelayFixtures.count(database, "SELECT count(*) FROM outbox_messages WHERE stream_coverable"))
+                    .as("rows a stream would deliver")
+                    .isEqualTo(inserted.size());
+            await().atMost(Duration.ofSeconds(60)).until(() -> pending(database) == 0);
+            double swept = relay.getBean(MeterRegistry.class)
+                    .find("outbox_polling_claimed")
+                    .tag("role", "safety-net")
+                    .counter()
+                    .count();
+            assertThat(swept).as("rows the safety net claimed").isEqualTo(inserted.size());
+            assertThat(relay.getBean(CdcRelay.class).role()).isEqualTo(CdcRelay.Role.LEADER);
+            assertThat(RelayFixtures.assertTopicHoldsExactly(
+                            SharedInfra.kafka().adminClientProperties(),
+                            "t-" + suffix + ".payment.events",
+                            inserted,
+                            Duration.ofSeconds(60)))
+                    .as("one record per event")
+                    .hasSize(inserted.size());
+        }
     }
 
     private static long pending(String database) {

@@ -34,6 +34,10 @@ public final class CdcRelay implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(CdcRelay.class);
 
+    /** How long the connector keeps trying to take a slot another walsender still holds. */
+    private static final Duration SLOT_WAIT =
+            DebeziumSettings.SLOT_RETRY_DELAY.multipliedBy(DebeziumSettings.SLOT_RETRIES);
+
     public enum Role {
         STARTING,
         STANDBY,
@@ -66,11 +70,13 @@ public final class CdcRelay implements SmartLifecycle {
     /** What the last stream of this process had Kafka acknowledge beyond its last stored horizon: the next skips it. */
     private Set<UUID> sentBefore = Set.of();
 
-    private volatile Future<?> engineRun;
+    private Future<?> engineRun;
     /** When this relay started. */
     private volatile Instant startedAt;
-    /** When the current engine was started. */
-    private volatile Instant engineStartedAt;
+    /** When a stream of this leadership before the current one last stored a horizon. */
+    private volatile Instant storedBefore;
+    /** Whether an engine (or its start) failed since this instance took the lead. */
+    private volatile boolean failedWhileLeading;
 
     private volatile RelayLeadership.Lease lease;
     private final boolean autoStartup;
@@ -112,32 +118,30 @@ public final class CdcRelay implements SmartLifecycle {
     /**
      * Whether this instance's CDC stream is starting or moving, so that the rows its slot streams and its horizon has
      * not passed yet are its own to deliver: a safety net that swept them beside it would publish them a second time,
-     * however far behind the stream is. True while the relay starts (before it knows whether it leads; for at most
-     * twice {@code grace}), and while it leads with an engine that is starting (for at most twice {@code grace}, or the
-     * connector's own wait for a slot another walsender still holds if that is longer), or with a stream that moved
-     * less than twice {@code grace} ago: its engine began streaming, Kafka acknowledged its events, or it stored a
-     * horizon. A stream that does not move (an engine that failed or does not start, a stream stuck) leaves every row
-     * older than the grace to the net again.
+     * however far behind the stream is. True while the relay starts (before it knows whether it leads), and while it
+     * leads, until twice {@code grace} has passed since the stream last moved: since this instance took the lead from
+     * another relay (or from no one), or since its stream last stored a horizon. Nothing else re-arms it: not an engine
+     * started again after a failure, not the leadership lock taken again after one, not acknowledgements without a
+     * stored horizon. Until an engine of this leadership has failed, the wait is at least the connector's own wait for
+     * a slot another walsender still holds (60 s): a first start may take that long. A stream that does not move (an
+     * engine that fails or never starts, a stream stuck) leaves every row older than the grace to the net again.
      */
     public boolean delivering(Duration grace) {
         Role r = role.get();
+        Instant since;
         if (r == Role.STARTING) {
-            Instant since = startedAt;
-            return since != null && since.plus(grace.multipliedBy(2)).isAfter(Instant.now());
-        }
-        if (r != Role.LEADER) {
+            since = startedAt;
+        } else if (r == Role.LEADER) {
+            OutboxChangeConsumer stream = consumer;
+            since = latest(leadingSince, storedBefore, stream == null ? null : stream.lastStored());
+        } else {
             return false;
         }
-        Future<?> run = engineRun;
-        Instant started = engineStartedAt;
-        if (run != null && !run.isDone() && streamingSince == null && started != null) {
-            Duration slotWait = DebeziumSettings.SLOT_RETRY_DELAY.multipliedBy(DebeziumSettings.SLOT_RETRIES);
-            Duration allowance = slotWait.compareTo(grace.multipliedBy(2)) > 0 ? slotWait : grace.multipliedBy(2);
-            return started.plus(allowance).isAfter(Instant.now());
+        Duration patience = grace.multipliedBy(2);
+        if (!failedWhileLeading && patience.compareTo(SLOT_WAIT) < 0) {
+            patience = SLOT_WAIT;
         }
-        OutboxChangeConsumer stream = consumer;
-        Instant moved = latest(leadingSince, streamingSince, stream == null ? null : stream.lastMoved());
-        return moved != null && moved.plus(grace.multipliedBy(2)).isAfter(Instant.now());
+        return since != null && since.plus(patience).isAfter(Instant.now());
     }
 
     /** The slot this instance streams, or would as its leader. */
@@ -210,8 +214,13 @@ public final class CdcRelay implements SmartLifecycle {
                         Thread.sleep(cdc.standbyPoll().toMillis());
                         continue;
                     }
-                    role.set(Role.LEADER);
-                    leadingSince = Instant.now();
+                    if (role.getAndSet(Role.LEADER) != Role.LEADER) {
+                        // taken from another relay, or from no one; taking it again after a failure of this one's own
+                        // is no progress (the safety net's patience runs on)
+                        leadingSince = Instant.now();
+                        storedBefore = null;
+                        failedWhileLeading = false;
+                    }
                     // the previous leader is gone (its session released the lock); a walsender of its may still hold
                     // the slot until PostgreSQL notices, so end it rather than wait for wal_sender_timeout
                     int ended = lease.endStaleWalsender(cdc.slotName());
@@ -242,6 +251,7 @@ public final class CdcRelay implements SmartLifecycle {
                 Thread.currentThread().interrupt();
                 return;
             } catch (Exception e) {
+                failedWhileLeading = true;
                 lastError.set(ErrorText.sanitize(e));
                 log.warn("CDC supervisor: {}", ErrorText.sanitize(e));
                 // no lease: no primary reachable (down, or a standby not yet promoted); try again as a standby would
@@ -293,6 +303,7 @@ public final class CdcRelay implements SmartLifecycle {
                 .using((success, message, error) -> {
                     streamingSince = null;
                     if (!success && running) {
+                        failedWhileLeading = true;
                         lastError.set(error == null ? "engine stopped" : ErrorText.sanitize(error));
                         log.warn("Debezium engine stopped: {}", error == null ? message : ErrorText.sanitize(error));
                     }
@@ -311,7 +322,6 @@ public final class CdcRelay implements SmartLifecycle {
                 })
                 .notifying(consumer)
                 .build();
-        engineStartedAt = Instant.now();
         engineRun = engineThread.submit(engine);
         emitter =
                 new HorizonEmitter(db.on(lease.server()), cdc.slotName(), cdc.horizonInterval(), consumer.delivered());
@@ -360,6 +370,7 @@ public final class CdcRelay implements SmartLifecycle {
         if (consumer != null) {
             consumer.drain(kafka.deliveryTimeout());
             sentBefore = consumer.acknowledgedSinceHorizon();
+            storedBefore = latest(storedBefore, consumer.lastStored());
             consumer.close();
             consumer = null;
         }

@@ -84,8 +84,8 @@ final class OutboxChangeConsumer
     private final Set<UUID> sentByPreviousStream;
     /** Set when Kafka acknowledged events: a horizon is due soon (see HorizonEmitter). */
     private final AtomicBoolean delivered = new AtomicBoolean();
-    /** When Kafka last acknowledged events of this stream, or when it last stored a horizon: {@code null} before. */
-    private volatile Instant lastMoved;
+    /** When this stream last stored a horizon: {@code null} before it has. */
+    private volatile Instant lastStored;
 
     private volatile Exception failure;
     private volatile boolean closed;
@@ -264,7 +264,6 @@ final class OutboxChangeConsumer
             }
             if (!acked.isEmpty()) {
                 delivered.set(true);
-                lastMoved = Instant.now();
             }
             for (EventRecord record : acked) {
                 acknowledgedSinceHorizon.add(record.envelope().id());
@@ -296,7 +295,7 @@ final class OutboxChangeConsumer
         if (stored == StreamHorizons.Stored.STORED) {
             horizonsStored.increment();
             acknowledgedSinceHorizon.clear();
-            lastMoved = Instant.now();
+            lastStored = Instant.now();
         }
         return true;
     }
@@ -314,11 +313,9 @@ final class OutboxChangeConsumer
         }
     }
 
-    /**
-     * When this stream last moved: Kafka acknowledged its events, or it stored a horizon. {@code null} if it has not.
-     */
-    Instant lastMoved() {
-        return lastMoved;
+    /** When this stream last stored a horizon (it moved), or {@code null} if it has not. */
+    Instant lastStored() {
+        return lastStored;
     }
 
     /** Set when Kafka acknowledged events since the emitter last looked: what makes a horizon due soon. */
