@@ -33,10 +33,7 @@ class CdcSafetyNetIntegrationTests {
         String suffix = "net" + Long.toHexString(System.nanoTime());
         String kafka = SharedInfra.kafka().bootstrapServers();
         String slot = "slot_" + suffix;
-        String[] args = Stream.concat(
-                        Stream.of(RelayFixtures.asArgs(RelayFixtures.relayEnv(database, kafka, suffix, Ports.free()))),
-                        Stream.of("--relay.safety-net.grace=2s", "--relay.safety-net.interval=1s"))
-                .toArray(String[]::new);
+        String[] args = args(RelayFixtures.relayEnv(database, kafka, suffix, Ports.free()), "2s", "1s");
         List<OutboxEvent> inserted = new ArrayList<>();
 
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
@@ -44,22 +41,13 @@ class CdcSafetyNetIntegrationTests {
             inserted.addAll(OutboxRows.insert(database, 25, 2));
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(database) == 0);
         }
-        // the walsender lets go of the slot after the relay's connection is gone, not when the context has closed
-        await().atMost(Duration.ofSeconds(30))
-                .until(() -> RelayFixtures.count(
-                                database,
-                                "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" + slot + "'")
-                        == 0);
+        awaitSlotIdle(database, slot);
         RelayFixtures.count(database, "SELECT count(*) FROM (SELECT pg_drop_replication_slot('" + slot + "')) d");
         inserted.addAll(OutboxRows.insert(database, 50, 2));
 
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(database) == 0);
-            double swept = relay.getBean(MeterRegistry.class)
-                    .find("outbox_polling_claimed")
-                    .tag("role", "safety-net")
-                    .counter()
-                    .count();
+            double swept = claimedByTheNet(relay);
             assertThat(swept).isGreaterThanOrEqualTo(100);
         }
         Set<String> seen = RelayFixtures.readUntilAll(
@@ -84,10 +72,7 @@ class CdcSafetyNetIntegrationTests {
         String suffix = "catchup" + Long.toHexString(System.nanoTime());
         String kafka = SharedInfra.kafka().bootstrapServers();
         String slot = "slot_" + suffix;
-        String[] args = Stream.concat(
-                        Stream.of(RelayFixtures.asArgs(RelayFixtures.relayEnv(database, kafka, suffix, Ports.free()))),
-                        Stream.of("--relay.safety-net.grace=1s", "--relay.safety-net.interval=100ms"))
-                .toArray(String[]::new);
+        String[] args = args(RelayFixtures.relayEnv(database, kafka, suffix, Ports.free()), "1s", "100ms");
         List<OutboxEvent> inserted = new ArrayList<>();
 
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
@@ -95,11 +80,7 @@ class CdcSafetyNetIntegrationTests {
             inserted.addAll(OutboxRows.insert(database, 1, 1));
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(database) == 0);
         }
-        await().atMost(Duration.ofSeconds(30))
-                .until(() -> RelayFixtures.count(
-                                database,
-                                "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" + slot + "'")
-                        == 0);
+        awaitSlotIdle(database, slot);
         assertThat(RelayFixtures.count(
                         database,
                         "WITH republished AS (UPDATE outbox_messages SET published_at = NULL, stream_coverable = false"
@@ -112,11 +93,7 @@ class CdcSafetyNetIntegrationTests {
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
             await().atMost(Duration.ofSeconds(120)).until(() -> pending(database) == 0);
             Thread.sleep(2_000); // the net keeps looking, twice the grace: nothing is left for it
-            double swept = relay.getBean(MeterRegistry.class)
-                    .find("outbox_polling_claimed")
-                    .tag("role", "safety-net")
-                    .counter()
-                    .count();
+            double swept = claimedByTheNet(relay);
             assertThat(swept)
                     .as("rows the safety net claimed: the republished one")
                     .isOne();
@@ -149,10 +126,7 @@ class CdcSafetyNetIntegrationTests {
         Map<String, String> env =
                 RelayFixtures.relayEnv(database, SharedInfra.kafka().bootstrapServers(), suffix, Ports.free());
         env.put("RELAY_CDC_PUBLICATION", "no_such_publication");
-        String[] args = Stream.concat(
-                        Stream.of(RelayFixtures.asArgs(env)),
-                        Stream.of("--relay.safety-net.grace=1s", "--relay.safety-net.interval=200ms"))
-                .toArray(String[]::new);
+        String[] args = args(env, "1s", "200ms");
 
         try (ConfigurableApplicationContext relay = RelayApplication.builder().run(args)) {
             // the slot's horizon has begun: the rows written from now on are the stream's, none left to the net
@@ -167,11 +141,7 @@ class CdcSafetyNetIntegrationTests {
                     .as("rows a stream would deliver")
                     .isEqualTo(inserted.size());
             await().atMost(Duration.ofSeconds(60)).until(() -> pending(database) == 0);
-            double swept = relay.getBean(MeterRegistry.class)
-                    .find("outbox_polling_claimed")
-                    .tag("role", "safety-net")
-                    .counter()
-                    .count();
+            double swept = claimedByTheNet(relay);
             assertThat(swept).as("rows the safety net claimed").isEqualTo(inserted.size());
             assertThat(relay.getBean(CdcRelay.class).role()).isEqualTo(CdcRelay.Role.LEADER);
             assertThat(RelayFixtures.assertTopicHoldsExactly(
@@ -182,6 +152,31 @@ class CdcSafetyNetIntegrationTests {
                     .as("one record per event")
                     .hasSize(inserted.size());
         }
+    }
+
+    /** The relay's settings, with the safety net's grace and interval. */
+    private static String[] args(Map<String, String> env, String grace, String interval) {
+        return Stream.concat(
+                        Stream.of(RelayFixtures.asArgs(env)),
+                        Stream.of("--relay.safety-net.grace=" + grace, "--relay.safety-net.interval=" + interval))
+                .toArray(String[]::new);
+    }
+
+    /** The walsender lets go of the slot after the relay's connection is gone, not when the context has closed. */
+    private static void awaitSlotIdle(String database, String slot) {
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> RelayFixtures.count(
+                                database,
+                                "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '" + slot + "'")
+                        == 0);
+    }
+
+    private static double claimedByTheNet(ConfigurableApplicationContext relay) {
+        return relay.getBean(MeterRegistry.class)
+                .find("outbox_polling_claimed")
+                .tag("role", "safety-net")
+                .counter()
+                .count();
     }
 
     private static long pending(String database) {

@@ -40,30 +40,38 @@ public final class Outbox {
             """;
 
     /**
-     * Only rows a stream delivering {@code :slot} will not deliver: rows no slot streams (made ready by an update: a
-     * retry, a requeue, an operator; or left to the safety net when a slot's horizon began), and rows whose transaction
-     * the slot's stored horizon sees (or its {@code since}) yet which are not published: another slot's, with two relays
-     * on row-filtered slots. The rows ahead of that horizon are the stream's. As in the {@code outbox_delivery} view,
-     * two scalars per statement decide nearly every row; only a transaction between them gets the exact test.
+     * Only rows no slot streams: made ready by an update (a retry, a requeue, an operator), or left to the safety net
+     * when a slot's horizon began. Read through {@code ix_outbox_not_streamed} (V9), which holds only them.
      */
-    private static final String BEHIND_HORIZON = """
-            AND (NOT candidate.stream_coverable
-                 OR candidate.ready_xid < (
+    private static final String NOT_STREAMED = """
+            AND NOT candidate.stream_coverable
+            """;
+
+    /**
+     * Only stream-coverable rows whose transaction the stored horizon of {@code :slot} sees (or its {@code since}) yet
+     * which are not published: another slot's, with two relays on row-filtered slots. Read in the index from the claim
+     * floor up to the horizon's {@code xmax} only: the rows ahead of the horizon are the stream's. As in the
+     * {@code outbox_delivery} view, scalars computed once per statement decide nearly every row; only a transaction
+     * between a snapshot's {@code xmin} and {@code xmax} gets the exact test.
+     */
+    private static final String PASSED_BY_HORIZON = """
+            AND candidate.stream_coverable
+            AND candidate.ready_xid < (
+                    SELECT GREATEST(pg_snapshot_xmax(h.since)::text::bigint,
+                                    pg_snapshot_xmax(COALESCE(h.horizon, h.since))::text::bigint)
+                      FROM outbox_stream_horizons() h
+                     WHERE h.slot_name = :slot)
+            AND (candidate.ready_xid < (
                         SELECT GREATEST(pg_snapshot_xmin(h.since)::text::bigint,
                                         pg_snapshot_xmin(COALESCE(h.horizon, h.since))::text::bigint)
                           FROM outbox_stream_horizons() h
                          WHERE h.slot_name = :slot)
-                 OR (candidate.ready_xid < (
-                        SELECT GREATEST(pg_snapshot_xmax(h.since)::text::bigint,
-                                        pg_snapshot_xmax(COALESCE(h.horizon, h.since))::text::bigint)
-                          FROM outbox_stream_horizons() h
-                         WHERE h.slot_name = :slot)
-                     AND EXISTS (
+                 OR EXISTS (
                         SELECT FROM outbox_stream_horizons() h
                          WHERE h.slot_name = :slot
                            AND (pg_visible_in_snapshot(candidate.ready_xid::text::xid8, h.since)
                                 OR COALESCE(pg_visible_in_snapshot(candidate.ready_xid::text::xid8, h.horizon),
-                                            false)))))
+                                            false))))
             """;
 
     /**
@@ -307,7 +315,8 @@ public final class Outbox {
     private final JdbcClient jdbc;
     private final String claimInAnyOrder = CLAIM.formatted("");
     private final String claimEarliestPerAggregate = CLAIM.formatted(EARLIEST_OF_ITS_AGGREGATE);
-    private final String claimBehindHorizon = CLAIM.formatted(BEHIND_HORIZON);
+    private final String claimNotStreamed = CLAIM.formatted(NOT_STREAMED);
+    private final String claimPassedByHorizon = CLAIM.formatted(PASSED_BY_HORIZON);
 
     public Outbox(JdbcClient jdbc) {
         this.jdbc = jdbc;
@@ -332,7 +341,12 @@ public final class Outbox {
      */
     public List<OutboxRow> claimBehindHorizon(
             UUID workerId, int batchSize, Duration lease, Duration minAge, String slot) {
-        return claim(claimBehindHorizon, workerId, batchSize, lease, minAge, slot);
+        List<OutboxRow> claimed = claim(claimNotStreamed, workerId, batchSize, lease, minAge, null);
+        if (claimed.size() < batchSize) {
+            claimed.addAll(claim(claimPassedByHorizon, workerId, batchSize - claimed.size(), lease, minAge, slot));
+            claimed.sort(Comparator.comparing(OutboxRow::occurredAt).thenComparing(OutboxRow::id));
+        }
+        return claimed;
     }
 
     private List<OutboxRow> claim(
