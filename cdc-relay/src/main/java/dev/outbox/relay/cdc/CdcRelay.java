@@ -120,11 +120,12 @@ public final class CdcRelay implements SmartLifecycle {
      * not passed yet are its own to deliver: a safety net that swept them beside it would publish them a second time,
      * however far behind the stream is. True while the relay starts (before it knows whether it leads), and while it
      * leads, until twice {@code grace} has passed since the stream last moved: since this instance took the lead from
-     * another relay (or from no one), or since its stream last stored a horizon. Nothing else re-arms it: not an engine
-     * started again after a failure, not the leadership lock taken again after one, not acknowledgements without a
-     * stored horizon. Until an engine of this leadership has failed, the wait is at least the connector's own wait for
-     * a slot another walsender still holds (60 s): a first start may take that long. A stream that does not move (an
-     * engine that fails or never starts, a stream stuck) leaves every row older than the grace to the net again.
+     * another relay (or from no one), its engine began streaming, or its stream last stored a horizon. Nothing else
+     * re-arms it: not an engine started again that has not begun streaming, not the leadership lock taken again after a
+     * failure, not acknowledgements without a stored horizon. Until an engine of this leadership has failed, the wait
+     * is at least the connector's own wait for a slot another walsender still holds (60 s): a first start may take
+     * that long. A stream that does not move (an engine that fails or never starts, a stream stuck) leaves every row
+     * older than the grace to the net again.
      */
     public boolean delivering(Duration grace) {
         Role r = role.get();
@@ -133,7 +134,7 @@ public final class CdcRelay implements SmartLifecycle {
             since = startedAt;
         } else if (r == Role.LEADER) {
             OutboxChangeConsumer stream = consumer;
-            since = latest(leadingSince, storedBefore, stream == null ? null : stream.lastStored());
+            since = latest(leadingSince, streamingSince, storedBefore, stream == null ? null : stream.lastStored());
         } else {
             return false;
         }
