@@ -221,8 +221,8 @@ final class PipelineHarness implements AutoCloseable {
     }
 
     /**
-     * Starts a service's JVM and returns at once: the relay's stream may begin before its health endpoint answers
-     * (its stream starts while its operations endpoints are still being built), so the soak times each on its own.
+     * Starts a service's JVM and returns at once, so that a caller can time something else than its health first: the
+     * soak times a restarted relay's stream without health requests running cold beside its start.
      */
     void launch(Component component) {
         // each service as deployed: its executable jar, extracted, with its class-data archive (see BootJar),
