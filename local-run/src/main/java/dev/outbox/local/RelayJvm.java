@@ -13,7 +13,11 @@ import java.util.Map;
  * docs/benchmarks.md). Spring's own code is left to C1 altogether: no Spring method is on the relay's per-event path
  * (Debezium's engine, the relay's consumer, Kafka's producer), and Spring's bean and annotation lookups still reach
  * C2's thresholds while the context starts, where C2 spent about 1.7 of its 2.5 CPU-s before the stream began. A C2
- * node limit of 0 for those methods makes C2 give them up at once, and HotSpot then compiles them with C1 only. Its
+ * node limit of 0 for those methods makes C2 give them up at once, and HotSpot then compiles them with C1 only. C1's
+ * own thresholds are five times the default: code that runs a few hundred times while the relay starts stays in the
+ * interpreter instead of being compiled with full profiling, and the relay reaches streaming on about a tenth less CPU
+ * (C1's share falls by 40%, the main thread's rises by less), while per-event code is compiled by C1 after about a
+ * thousand events instead of two hundred (measured in docs/operations.md and docs/benchmarks.md). Its
  * Spring context is the one generated ahead of time at build time (Spring AOT): no
  * configuration class is parsed and no condition evaluated while it starts (the relay builds it as it starts in a mode
  * other than cdc, or with a management port of its own: {@code CdcOnlyAotContext}).
@@ -31,6 +35,10 @@ public final class RelayJvm {
             "-XX:Tier4MinInvocationThreshold=6000",
             "-XX:Tier4CompileThreshold=150000",
             "-XX:Tier4BackEdgeThreshold=400000",
+            "-XX:Tier3InvocationThreshold=1000",
+            "-XX:Tier3MinInvocationThreshold=500",
+            "-XX:Tier3CompileThreshold=10000",
+            "-XX:Tier3BackEdgeThreshold=300000",
             "-XX:CompileCommand=quiet",
             SPRING_IN_C1_ONLY,
             AHEAD_OF_TIME_CONTEXT);

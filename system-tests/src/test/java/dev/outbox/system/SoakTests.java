@@ -112,8 +112,9 @@ class SoakTests {
                             .pollInterval(Duration.ofMillis(100))
                             .until(() -> streamsAgain(pipeline, streamer));
                     long streaming = millisSince(t0);
+                    ProcessCpu cpu = ProcessCpu.of(pipeline.pid(victim));
                     pipeline.awaitHealthy(victim);
-                    previous = victim + ": kill -> streaming " + streaming + " ms, -> healthy "
+                    previous = victim + ": kill -> streaming " + streaming + " ms on " + cpu + ", -> healthy "
                             + millisSince(t0) + " ms (JVM and Spring: "
                             + pipeline.relayStartupSeconds() + " s)";
                 } else {
