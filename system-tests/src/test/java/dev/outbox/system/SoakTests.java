@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -112,7 +113,7 @@ class SoakTests {
                             .pollInterval(Duration.ofMillis(100))
                             .until(() -> streamsAgain(pipeline, streamer));
                     long streaming = millisSince(t0);
-                    ProcessCpu cpu = ProcessCpu.of(pipeline.pid(victim));
+                    String cpu = cpuSoFar(pipeline.pid(victim));
                     pipeline.awaitHealthy(victim);
                     previous = victim + ": kill -> streaming " + streaming + " ms on " + cpu + ", -> healthy "
                             + millisSince(t0) + " ms (JVM and Spring: "
@@ -176,6 +177,19 @@ class SoakTests {
             assertThat(reconcile.windows()).as(reconcile.toString()).isPositive();
             assertThat(reconcile.inconsistent()).as(reconcile.toString()).isEmpty();
         }
+    }
+
+    /**
+     * A process's CPU so far ({@link ProcessStats}, from /proc): the whole process's, its main thread's (Java's main
+     * thread keeps the launcher's name, {@code java}) and its JIT compilers' (C1 and C2, folded to one name).
+     */
+    private static String cpuSoFar(long pid) {
+        Map<String, Double> threads = ProcessStats.threadCpuSeconds(pid);
+        return String.format(
+                "%.1f CPU-s (main thread %.1f, JIT compilers %.1f)",
+                ProcessStats.cpuSeconds(pid),
+                threads.getOrDefault("java", 0.0),
+                threads.getOrDefault("CN CompilerThre", 0.0));
     }
 
     private static long millisSince(long nanoTime) {
