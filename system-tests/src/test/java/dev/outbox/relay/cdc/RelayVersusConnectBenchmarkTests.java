@@ -103,6 +103,13 @@ class RelayVersusConnectBenchmarkTests {
      * outbox's fill factor: {@code -Dbench.schemaSql="ALTER TABLE outbox_messages SET (fillfactor = 70)"}.
      */
     static final String SCHEMA_SQL = System.getProperty("bench.schemaSql", "");
+    /**
+     * async-profiler's agent ({@code libasyncProfiler.so}, from {@code tools.profiler:async-profiler} on Maven Central),
+     * {@code -Dbench.profiler=/path/libasyncProfiler.so}: each contender's warm drain, and only it, is profiled (CPU,
+     * per thread), loaded into the running JVM through {@code jcmd JVMTI.agent_load} at the drain's start and stopped
+     * at its end; collapsed stacks in {@code target/benchmark/profiles/<contender>-r<round>.collapsed}.
+     */
+    static final String PROFILER = System.getProperty("bench.profiler", "");
 
     private Path work;
     private TestPostgres pg;
@@ -185,6 +192,22 @@ class RelayVersusConnectBenchmarkTests {
         void stop();
     }
 
+    /** An async-profiler command to the contender's JVM when {@link #PROFILER} is set; nothing otherwise. */
+    private static void profiler(long pid, String command) throws IOException, InterruptedException {
+        if (PROFILER.isBlank()) {
+            return;
+        }
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        // quoted: jcmd would take the command's key=value pairs for its own options
+        Process p = new ProcessBuilder(
+                        jcmd.toString(), Long.toString(pid), "JVMTI.agent_load", PROFILER, '"' + command + '"')
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("jcmd %s", command).isTrue();
+        assertThat(out).as("jcmd %s", command).contains("return code: 0").doesNotContainIgnoringCase("error");
+    }
+
     private Run contest(String name, int round, Function<Setup, Contender> factory) throws Exception {
         Setup setup = new Setup(name + round + Long.toHexString(System.nanoTime() & 0xffffff));
         Contender contender = factory.apply(setup);
@@ -218,8 +241,15 @@ class RelayVersusConnectBenchmarkTests {
         Map<String, Double> before = cpu(setup, contender.pid());
         Map<String, Double> threadsBefore = ProcessStats.threadCpuSeconds(contender.pid());
         long t0 = System.nanoTime();
+        profiler(contender.pid(), "start,event=cpu,interval=1ms,threads");
         awaitOnTopic(setup.topic(), expected);
         double warmSeconds = (System.nanoTime() - t0) / 1e9;
+        profiler(
+                contender.pid(),
+                "stop,collapsed,file="
+                        + Files.createDirectories(Path.of("target", "benchmark", "profiles"))
+                                .resolve(name + "-r" + round + ".collapsed")
+                                .toAbsolutePath());
         Map<String, Double> after = cpu(setup, contender.pid());
         Map<String, Double> threadsAfter = ProcessStats.threadCpuSeconds(contender.pid());
         Map<String, Double> per100k = new LinkedHashMap<>();
@@ -740,6 +770,9 @@ class RelayVersusConnectBenchmarkTests {
             md.append("- Connect's connector settings over the relay's: ")
                     .append(CONNECT_SETTINGS)
                     .append('\n');
+        }
+        if (!PROFILER.isBlank()) {
+            md.append("- profiled (async-profiler, CPU, 1 ms) during each warm drain: target/benchmark/profiles\n");
         }
         if (!SCHEMA_SQL.isBlank()) {
             md.append("- run on every contender's database after the migrations: ")
