@@ -52,10 +52,15 @@ public final class Outbox {
      * which are not published: another slot's, with two relays on row-filtered slots. Read in the index from the claim
      * floor up to the horizon's {@code xmax} only: the rows ahead of the horizon are the stream's. As in the
      * {@code outbox_delivery} view, scalars computed once per statement decide nearly every row; only a transaction
-     * between a snapshot's {@code xmin} and {@code xmax} gets the exact test.
+     * between a snapshot's {@code xmin} and {@code xmax} gets the exact test. Only while another slot's horizon is
+     * stored beside this one's: with this slot's alone, a row its horizon sees is published (the view's test is the
+     * same), so there is none to find, and the gate, evaluated once per statement, spares the scan. Without it a
+     * transaction the stored horizon had seen in progress got the exact test row by row in every claim: 13-19 s per
+     * claim, every sweep, while a relay drained a transaction of 1,000,000 rows (2026-12-07, docs/benchmarks.md).
      */
     private static final String PASSED_BY_HORIZON = """
             AND candidate.stream_coverable
+            AND EXISTS (SELECT FROM outbox_stream_horizons() other WHERE other.slot_name <> :slot)
             AND candidate.ready_xid < (
                     SELECT GREATEST(pg_snapshot_xmax(h.since)::text::bigint,
                                     pg_snapshot_xmax(COALESCE(h.horizon, h.since))::text::bigint)
