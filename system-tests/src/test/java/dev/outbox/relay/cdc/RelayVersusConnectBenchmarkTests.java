@@ -192,11 +192,24 @@ class RelayVersusConnectBenchmarkTests {
         void stop();
     }
 
-    /** An async-profiler command to the contender's JVM when {@link #PROFILER} is set; nothing otherwise. */
-    private static void profiler(long pid, String command) throws IOException, InterruptedException {
-        if (PROFILER.isBlank()) {
-            return;
+    /** Starts async-profiler in the contender's JVM when {@link #PROFILER} is set; nothing otherwise. */
+    private static void startProfiler(long pid) throws IOException, InterruptedException {
+        if (!PROFILER.isBlank()) {
+            profilerCommand(pid, "start,event=cpu,interval=1ms,threads");
         }
+    }
+
+    /** Stops it and writes the collapsed stacks to {@code target/benchmark/profiles/<name>.collapsed}, when set. */
+    private static void stopProfiler(long pid, String name) throws IOException, InterruptedException {
+        if (!PROFILER.isBlank()) {
+            Path file = Files.createDirectories(Path.of("target", "benchmark", "profiles"))
+                    .resolve(name + ".collapsed")
+                    .toAbsolutePath();
+            profilerCommand(pid, "stop,collapsed,file=" + file);
+        }
+    }
+
+    private static void profilerCommand(long pid, String command) throws IOException, InterruptedException {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
         // quoted: jcmd would take the command's key=value pairs for its own options
         Process p = new ProcessBuilder(
@@ -238,20 +251,16 @@ class RelayVersusConnectBenchmarkTests {
 
         // warm: the backlog committed while the contender runs, from the commit to the last record on the topic
         expected += preload(setup.database(), BACKLOG);
+        // the profiler's attach and stop fall outside the measured window
+        startProfiler(contender.pid());
         Map<String, Double> before = cpu(setup, contender.pid());
         Map<String, Double> threadsBefore = ProcessStats.threadCpuSeconds(contender.pid());
         long t0 = System.nanoTime();
-        profiler(contender.pid(), "start,event=cpu,interval=1ms,threads");
         awaitOnTopic(setup.topic(), expected);
         double warmSeconds = (System.nanoTime() - t0) / 1e9;
-        profiler(
-                contender.pid(),
-                "stop,collapsed,file="
-                        + Files.createDirectories(Path.of("target", "benchmark", "profiles"))
-                                .resolve(name + "-r" + round + ".collapsed")
-                                .toAbsolutePath());
         Map<String, Double> after = cpu(setup, contender.pid());
         Map<String, Double> threadsAfter = ProcessStats.threadCpuSeconds(contender.pid());
+        stopProfiler(contender.pid(), name + "-r" + round);
         Map<String, Double> per100k = new LinkedHashMap<>();
         for (String process : after.keySet()) {
             per100k.put(process, (after.get(process) - before.getOrDefault(process, 0.0)) * 100_000 / BACKLOG);
